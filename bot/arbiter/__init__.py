@@ -1,0 +1,1 @@
+"""Everything between a detected deadlock and a validated verdict."""

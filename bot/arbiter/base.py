@@ -1,0 +1,92 @@
+"""Inputs and outputs of one arbitration, and the backend interface.
+
+The engine fills an `ArbitrationContext` from storage (bounded queries) and
+hands it to the `Arbitrator`; backends only turn a prompt into text.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, Field
+
+from bot.models import Role, RoomKey, Status, Trigger, Verdict, VerdictKind
+
+
+class ContextMessage(BaseModel):
+    role: Role
+    author: str
+    ts: datetime
+    text: str
+
+
+class ContextTurn(BaseModel):
+    """One agent turn (several messages joined), as the arbiter will see it."""
+
+    role: Role
+    author: str
+    started_at: datetime
+    text: str
+    status: Status = Status.CONTINUE
+
+
+class PastVerdict(BaseModel):
+    kind: VerdictKind
+    trigger: Trigger
+    at: datetime
+    text: str
+
+
+class ArbitrationContext(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+
+    room: RoomKey
+    language: str = "ko"
+    trigger: Trigger
+    evidence: dict[str, Any] = Field(default_factory=dict)
+    rounds: int = 0
+    stalled_rounds: int = 0
+    stall_threshold: int = 2
+    max_rounds: int = 6
+    task_started_at: datetime | None = None
+    earlier_verdicts: list[PastVerdict] = Field(default_factory=list)
+    human_messages: list[ContextMessage] = Field(default_factory=list)
+    omitted_human_messages: int = 0
+    agent_turns: list[ContextTurn] = Field(default_factory=list)
+    omitted_turns: int = 0
+    # Guardrail facts, computed by the engine from stored state.
+    arbitrations_since_human: int = 0
+    max_arbitrations: int = 3
+    proceed_earlier_same_trigger: bool = False
+
+    def last_turn(self, role: Role) -> ContextTurn | None:
+        for turn in reversed(self.agent_turns):
+            if turn.role == role:
+                return turn
+        return None
+
+
+class ArbitrationOutcome(BaseModel):
+    verdict: Verdict
+    backend: str
+    model: str | None = None
+    prompt_chars: int = 0
+    raw_output: str | None = None
+    model_verdict: str | None = None
+    overrides: list[str] = Field(default_factory=list)
+    latency_ms: int = 0
+    status: str = "done"
+
+
+class BackendUnavailable(Exception):
+    """The backend could not produce text after its retries."""
+
+
+class Backend(Protocol):
+    name: str
+    model: str | None
+
+    async def complete(self, system: str, prompt: str) -> str:
+        """Return the model's raw text; raise BackendUnavailable on failure."""
+        ...

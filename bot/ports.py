@@ -1,0 +1,63 @@
+"""The two seams between the core and the outside world.
+
+`Transport` is what an adapter gives the core (post, edit, private reply);
+`Core` is what the core gives an adapter (feed it messages, clicks, commands).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from bot.models import (
+    AnswerResult,
+    ButtonClick,
+    CommandReply,
+    CommandRequest,
+    IncomingMessage,
+    OutgoingMessage,
+    RoomKey,
+)
+
+
+class TransportError(Exception):
+    """A platform call failed for good (after the adapter's own retries).
+
+    `permanent` means retrying will not help (channel gone, no permission);
+    the outbox then stops retrying that post instead of looping forever.
+    """
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+class Transport(Protocol):
+    platform: str
+
+    async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
+        """Post into the room (thread reply); return the platform message id."""
+        ...
+
+    async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
+        """Replace an earlier post of ours (progress -> verdict, disable buttons)."""
+        ...
+
+    async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
+        """Tell one user something only they should see (ephemeral where possible)."""
+        ...
+
+
+EventListener = Callable[[dict[str, Any]], None]
+
+
+class Core(Protocol):
+    async def on_message(self, message: IncomingMessage) -> None: ...
+
+    async def on_button(self, click: ButtonClick) -> AnswerResult: ...
+
+    async def on_command(self, request: CommandRequest) -> CommandReply: ...
+
+    async def tick(self) -> None:
+        """Close quiet turns, send reminders, retry the outbox. Call about once a second."""
+        ...

@@ -1,0 +1,58 @@
+"""Every user-facing string, Korean first with an English fallback.
+
+`t(key, lang, **fields)` picks the language (anything but `en` gets Korean,
+the product's default) and formats the fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+STRINGS: dict[str, dict[str, str]] = {
+    "progress": {
+        "ko": "⚖️ 중재자가 검토 중입니다…",
+        "en": "⚖️ The arbiter is reviewing…",
+    },
+    "confirmation": {
+        "ko": "✅ 사용자 결정: {n}. {label}",
+        "en": "✅ User decision: {n}. {label}",
+    },
+    "confirmation_free_text": {
+        "ko": "✅ 사용자 결정(자유 입력): {text}",
+        "en": "✅ User decision (free text): {text}",
+    },
+    "decided_note": {
+        "ko": "{by}님이 {at}에 결정함",
+        "en": "decided by {by} at {at}",
+    },
+    "answer_out_of_range": {
+        "ko": "⚠️ {n}번 선택지는 없습니다. 1부터 {max}까지의 번호로 답해 주세요. (Option {n} does not exist; reply 1-{max}.)",
+        "en": "⚠️ There is no option {n}. Reply with a number from 1 to {max}.",
+    },
+    "answer_not_allowed": {
+        "ko": "⛔ 이 결정에 답할 권한이 없습니다. 작업을 요청한 사람, 승인자 또는 관리자만 답할 수 있습니다. (You may not answer this escalation.)",
+        "en": "⛔ You may not answer this escalation: only the task's requesters, approvers and admins can.",
+    },
+    "answer_already": {
+        "ko": "ℹ️ 이미 결정되었습니다: {by}님이 {at}에 '{choice}'을(를) 선택했습니다. (Already decided.)",
+        "en": "ℹ️ Already decided: {by} chose '{choice}' at {at}.",
+    },
+    "answer_unknown": {
+        "ko": "⚠️ 이 결정 요청을 찾을 수 없습니다. (Unknown escalation.)",
+        "en": "⚠️ This escalation no longer exists.",
+    },
+    "reminder": {
+        "ko": "⏰ 아직 결정을 기다리고 있습니다. 위 선택지 중 번호로 답해 주세요.",
+        "en": "⏰ Still waiting for your decision. Reply with an option number above.",
+    },
+    "arbiter_unavailable": {
+        "ko": "중재자(LLM)를 사용할 수 없어 사용자 결정이 필요합니다.",
+        "en": "The arbiter (LLM) is unavailable, so a human decision is needed.",
+    },
+}
+
+
+def t(key: str, lang: str = "ko", **fields: Any) -> str:
+    entry = STRINGS[key]
+    template = entry["en"] if lang == "en" else entry["ko"]
+    return template.format(**fields)
