@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     max_rounds: int = 6
     max_arbitrations: int = 3
     turn_quiet_seconds: float = 3.0
-    similarity_threshold: float = 0.6
+    similarity_threshold: float = 0.5
     reminder_after: float = 4 * 3600.0
 
     admin_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)

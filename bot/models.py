@@ -99,6 +99,11 @@ class RoomKey:
     def id(self) -> str:
         return f"{self.platform}:{self.channel}:{self.thread or ''}"
 
+    @property
+    def label(self) -> str:
+        """How events name a room: the transcript's name for replays, the key otherwise."""
+        return self.channel if self.platform == Platform.CONSOLE else self.id
+
     @classmethod
     def parse(cls, room_id: str) -> RoomKey:
         platform, channel, thread = room_id.split(":", 2)

@@ -49,6 +49,26 @@ STRINGS: dict[str, dict[str, str]] = {
         "ko": "중재자(LLM)를 사용할 수 없어 사용자 결정이 필요합니다.",
         "en": "The arbiter (LLM) is unavailable, so a human decision is needed.",
     },
+    "arbiter_invalid": {
+        "ko": "중재자(LLM)의 응답이 두 번 모두 형식에 맞지 않아 사용자 결정이 필요합니다.",
+        "en": "The arbiter's (LLM) answer was malformed twice, so a human decision is needed.",
+    },
+    "guardrail_owner_question": {
+        "ko": "이 질문은 사용자만 답할 수 있어 중재자가 대신 판정하지 않았습니다.",
+        "en": "Only you can answer this question, so the arbiter did not rule in your place.",
+    },
+    "guardrail_repeat_proceed": {
+        "ko": "이전 중재에서 PROCEED로 판정했지만 같은 문제({trigger})가 사람의 개입 없이 다시 발생했습니다.",
+        "en": "An earlier verdict was PROCEED, yet the same issue ({trigger}) came back with no human input since.",
+    },
+    "guardrail_budget": {
+        "ko": "마지막 사용자 메시지 이후 중재가 이미 {n}번 있었지만 교착이 풀리지 않아, 더 이상 자동으로 판정하지 않습니다.",
+        "en": "The arbiter already ruled {n} times since the last human message without ending the deadlock, so it will not rule again on its own.",
+    },
+    "model_opinion": {
+        "ko": "참고 — 중재 모델의 원래 판단({kind}): {summary}",
+        "en": "For reference — the model's original verdict ({kind}): {summary}",
+    },
 }
 
 

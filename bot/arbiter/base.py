@@ -77,6 +77,10 @@ class ArbitrationOutcome(BaseModel):
     overrides: list[str] = Field(default_factory=list)
     latency_ms: int = 0
     status: str = "done"
+    # Added by the arbiter: what a record or `/arbiter history` may want to show.
+    language: str | None = None
+    references: list[str] = Field(default_factory=list)  # MoA names that answered
+    problems: list[str] = Field(default_factory=list)  # validation problems seen
 
 
 class BackendUnavailable(Exception):

@@ -1,0 +1,138 @@
+"""The console adapter: replays a transcript through the real engine.
+
+Posts are printed as they would appear in a thread (human mode) or kept
+quiet while the engine's events are printed as JSON lines (`--json`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from bot.channels import TUNABLE
+from bot.clock import ManualClock
+from bot.engine import Engine
+from bot.models import IncomingMessage, OutgoingMessage, Platform, RoomKey
+from bot.transcript import MessageLine, RoomLine, TranscriptError, parse_line
+
+DEFAULT_ROOM = "default"
+
+
+class ConsoleTransport:
+    platform = Platform.CONSOLE.value
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out
+        self.posts: list[tuple[str, OutgoingMessage]] = []
+        self.edits: list[tuple[str, str, OutgoingMessage]] = []
+        self.private: list[tuple[str, str, str]] = []
+        self._next = 0
+
+    def _print(self, text: str) -> None:
+        if self.out is not None:
+            print(text, file=self.out, flush=True)
+
+    async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
+        self._next += 1
+        message_id = f"bot-{self._next}"
+        self.posts.append((room.id, message))
+        self._print(f"[{room.label}] ⚖️ tribunal:\n{_indent(message.text)}\n")
+        return message_id
+
+    async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
+        self.edits.append((room.id, message_id, message))
+        if message.decided is not None:
+            self._print(f"[{room.label}] (buttons closed: {message.decided.n}. "
+                        f"{message.decided.label}; {message.decided_note or ''})\n")
+        else:
+            self._print(f"[{room.label}] ⚖️ tribunal (updated):\n{_indent(message.text)}\n")
+
+    async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
+        self.private.append((room.id, user_id, text))
+        self._print(f"[{room.label}] (only {user_id} sees) {text}\n")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+class Replayer:
+    """Feeds transcript lines to the engine in order, one room line at a time."""
+
+    def __init__(self, engine: Engine, clock: ManualClock) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.room = DEFAULT_ROOM
+        self.touched: set[str] = set()
+        self._configured: set[str] = set()
+
+    async def _room_line(self, line: RoomLine) -> None:
+        self.room = line.room
+        settings = {k: v for k, v in line.settings.items() if k in TUNABLE}
+        if line.language:
+            settings["language"] = line.language
+        await self.engine.admin.configure_channel(
+            Platform.CONSOLE.value, line.room, owner=line.roles.get("owner", []),
+            reviewer=line.roles.get("reviewer", []), settings=settings,
+        )
+        self._configured.add(line.room)
+
+    async def _message(self, line: MessageLine, number: int) -> None:
+        if self.room not in self._configured:  # messages before any room line
+            await self.engine.admin.configure_channel(
+                Platform.CONSOLE.value, self.room, owner=[], reviewer=[], settings={}
+            )
+            self._configured.add(self.room)
+        if line.ts is not None:
+            self.clock.set(line.ts)
+        else:
+            self.clock.advance(1)
+        message = IncomingMessage(
+            platform=Platform.CONSOLE.value,
+            channel=self.room,
+            message_id=line.id or f"{self.room}:line{number}",
+            author_id=line.author,
+            text=line.text,
+            ts=line.ts or self.clock.now(),
+            role_hint=line.role,
+        )
+        self.touched.add(message.room.id)
+        await self.engine.on_message(message)
+
+    async def run(self, lines: Iterable[str]) -> None:
+        """Replay every line; a malformed one raises after the ones before it are done."""
+        for number, raw in enumerate(lines, start=1):
+            item = parse_line(raw, number)
+            if isinstance(item, RoomLine):
+                await self._room_line(item)
+            elif isinstance(item, MessageLine):
+                await self._message(item, number)
+        # End of input closes the open turns (DESIGN §2).
+        await self.engine.close_turns(sorted(self.touched), force=True)
+        await self.engine.drain()
+
+
+def json_printer(out: TextIO = sys.stdout) -> Any:
+    def emit(event: dict[str, Any]) -> None:
+        print(json.dumps(event, ensure_ascii=False), file=out, flush=True)
+
+    return emit
+
+
+def human_printer(out: TextIO = sys.stdout) -> Any:
+    def emit(event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if kind == "deadlock":
+            print(f"[{event['room']}] ⛔ deadlock: {event['trigger']} (rounds {event['rounds']},"
+                  f" stalled {event['stalled_rounds']}) after {event['after_message']}\n",
+                  file=out, flush=True)
+        elif kind == "approved":
+            print(f"[{event['room']}] ✅ approved after {event['after_message']}\n",
+                  file=out, flush=True)
+
+    return emit
+
+
+__all__ = ["ConsoleTransport", "Replayer", "TranscriptError", "human_printer", "json_printer"]

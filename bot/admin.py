@@ -1,0 +1,244 @@
+"""Executing `/arbiter` subcommands (DESIGN §6); adapters only translate.
+
+Changes apply to the room when the command is given inside a room (a Discord
+thread), otherwise to the whole channel. Every change is audited.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from bot.channels import channel_scope
+from bot.commands import Command, CommandError, parse_command
+from bot.detection import manual_deadlock
+from bot.models import CommandReply, CommandRequest, RoomKey
+
+if TYPE_CHECKING:
+    from bot.engine import Engine
+
+log = logging.getLogger(__name__)
+
+_SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
+NOT_ADMIN = (
+    "⛔ 이 명령은 관리자만 사용할 수 있습니다. (Only admins can use this subcommand.)"
+)
+NO_ROOM = "ℹ️ 이 채널에는 아직 대화방이 없습니다. (No room in this channel yet.)"
+
+
+class AdminCommands:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def handle(self, request: CommandRequest) -> CommandReply:
+        parsed = parse_command(request.text)
+        if isinstance(parsed, CommandError):
+            return CommandReply(text=parsed.message, ok=False)
+        is_admin = request.is_platform_admin or request.user_id in self.engine.settings.admin_ids
+        if parsed.changes_state and not is_admin:
+            return CommandReply(text=NOT_ADMIN, ok=False)
+        try:
+            handler = getattr(self, "_" + parsed.name.replace("-", "_"))
+            return await handler(request, parsed)  # type: ignore[no-any-return]
+        except Exception:
+            log.exception("/arbiter %s failed", parsed.name)
+            return CommandReply(
+                text="⚠️ 명령을 처리하지 못했습니다. 잠시 후 다시 시도해 주세요. (Command failed.)",
+                ok=False,
+            )
+
+    async def _room(self, request: CommandRequest) -> RoomKey | None:
+        if request.thread:
+            return RoomKey(request.platform, request.channel, request.thread)
+        latest = await self.engine.storage.latest_room(request.platform, request.channel)
+        return RoomKey.parse(latest) if latest else None
+
+    async def _audit(
+        self, request: CommandRequest, action: str, scope: str, before: Any, after: Any
+    ) -> None:
+        async with self.engine.storage.transaction() as tx:
+            await tx.add_audit(
+                at=self.engine.clock.now(), platform=request.platform, channel=request.channel,
+                user_id=request.user_id, action=action, scope=scope,
+                before=json.dumps(before, ensure_ascii=False),
+                after=json.dumps(after, ensure_ascii=False),
+            )
+
+    async def _set(self, request: CommandRequest, key: str, value: Any, action: str) -> Any:
+        """Write one setting at room or channel scope; returns the value it replaced."""
+        engine = self.engine
+        if request.thread:
+            room = RoomKey(request.platform, request.channel, request.thread)
+            scope, scope_id = "room", room.id
+            before = (await engine.channels.room_settings(room)).get(key)
+        else:
+            scope, scope_id = "channel", channel_scope(request.platform, request.channel)
+            info = await engine.channels.get(request.platform, request.channel)
+            before = info.settings.get(key, engine.channels.defaults.get(key))
+        async with engine.storage.transaction() as tx:
+            await tx.set_setting(scope, scope_id, key, value)
+            await tx.add_audit(
+                at=engine.clock.now(), platform=request.platform, channel=request.channel,
+                user_id=request.user_id, action=action, scope=f"{scope}:{scope_id}",
+                before=json.dumps(before), after=json.dumps(value),
+            )
+        engine.channels.invalidate(request.platform, request.channel)
+        return before
+
+    async def _threshold(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        return await self._numeric(request, cmd)
+
+    async def _max_rounds(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        return await self._numeric(request, cmd)
+
+    async def _numeric(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        key = _SETTING_OF[cmd.name]
+        before = await self._set(request, key, cmd.number, cmd.name)
+        where = "이 방" if request.thread else "이 채널"
+        return CommandReply(
+            text=f"✅ {where}의 `{key}`: {before} → {cmd.number} ({key} set to {cmd.number})"
+        )
+
+    async def _pause(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        await self._set_channel_flag(request, "paused", True, "pause")
+        return CommandReply(text="⏸️ 이 채널 감시를 멈췄습니다. (Watching paused.)")
+
+    async def _resume(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        await self._set_channel_flag(request, "paused", None, "resume")
+        return CommandReply(text="▶️ 이 채널 감시를 다시 시작합니다. (Watching resumed.)")
+
+    async def _set_channel_flag(
+        self, request: CommandRequest, key: str, value: Any, action: str
+    ) -> None:
+        engine = self.engine
+        info = await engine.channels.get(request.platform, request.channel)
+        scope_id = channel_scope(request.platform, request.channel)
+        async with engine.storage.transaction() as tx:
+            await tx.set_setting("channel", scope_id, key, value)
+            await tx.add_audit(
+                at=engine.clock.now(), platform=request.platform, channel=request.channel,
+                user_id=request.user_id, action=action, scope=f"channel:{scope_id}",
+                before=json.dumps(info.settings.get(key)), after=json.dumps(value),
+            )
+        engine.channels.invalidate(request.platform, request.channel)
+
+    async def _roles(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        engine = self.engine
+        info = await engine.channels.get(request.platform, request.channel)
+        before = {"owner": info.owner, "reviewer": info.reviewer}
+        after = {"owner": cmd.owner, "reviewer": cmd.reviewer}
+        scope_id = channel_scope(request.platform, request.channel)
+        async with engine.storage.transaction() as tx:
+            await tx.set_bindings(request.platform, request.channel, "owner", cmd.owner)
+            await tx.set_bindings(request.platform, request.channel, "reviewer", cmd.reviewer)
+            await tx.add_audit(
+                at=engine.clock.now(), platform=request.platform, channel=request.channel,
+                user_id=request.user_id, action="roles", scope=f"channel:{scope_id}",
+                before=json.dumps(before), after=json.dumps(after),
+            )
+        engine.channels.invalidate(request.platform, request.channel)
+        return CommandReply(
+            text=f"✅ 역할 지정: owner={', '.join(cmd.owner)} / reviewer={', '.join(cmd.reviewer)}"
+            " — 이 채널을 감시합니다. (Roles bound; this channel is now watched.)"
+        )
+
+    async def _summon(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        engine = self.engine
+        room = await self._room(request)
+        if room is None:
+            return CommandReply(text=NO_ROOM, ok=False)
+        async with engine.lock(room):
+            state = await engine.load_state(room)
+            deadlock = manual_deadlock(state, after_message="")
+            if deadlock is None:
+                return CommandReply(
+                    text="ℹ️ 이미 사용자 결정을 기다리고 있습니다. (Already waiting for a human.)",
+                    ok=False,
+                )
+            async with engine.storage.transaction() as tx:
+                arbitration_id = await tx.create_arbitration(
+                    room.id, state.epoch, deadlock.trigger.value, deadlock.evidence,
+                    engine.clock.now(),
+                )
+                await tx.add_audit(
+                    at=engine.clock.now(), platform=request.platform, channel=request.channel,
+                    user_id=request.user_id, action="summon", scope=f"room:{room.id}",
+                    before=None, after=json.dumps({"arbitration": arbitration_id}),
+                )
+        engine.emit({
+            "event": "deadlock", "room": room.label, "after_message": "",
+            "trigger": deadlock.trigger.value, "stalled_rounds": state.stalled_rounds,
+            "rounds": state.rounds,
+        })
+        engine.spawn(engine.resume_arbitration(room, arbitration_id))
+        return CommandReply(text="⚖️ 중재를 요청했습니다. (Arbitration requested.)")
+
+    async def _status(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        engine = self.engine
+        info = await engine.channels.get(request.platform, request.channel)
+        room = await self._room(request)
+        lines = [
+            f"*Tribunal* — 감시: {'예' if info.watched else '아니오'}"
+            f"{' (일시정지)' if info.paused else ''}",
+            f"owner: {', '.join(info.owner) or '-'} / reviewer: {', '.join(info.reviewer) or '-'}",
+        ]
+        if room is None:
+            values = dict(engine.channels.defaults)
+            values.update(info.settings)
+            lines.append(NO_ROOM)
+        else:
+            values = await engine.channels.room_settings(room)
+            state = await engine.load_state(room)
+            lines.append(
+                f"방 {room.thread or room.channel}: epoch {state.epoch}, 라운드 {state.rounds},"
+                f" 진전 없는 라운드 {state.stalled_rounds}, 승인됨 {'예' if state.approved else '아니오'}"
+            )
+            if state.last_detection:
+                d = state.last_detection
+                lines.append(
+                    f"마지막 감지: {d.get('trigger')} (rounds {d.get('rounds')},"
+                    f" stalled {d.get('stalled_rounds')})"
+                )
+            past = await engine.storage.room_arbitrations(room.id, limit=1)
+            if past:
+                lines.append(f"마지막 판정: {past[-1].verdict} ({past[-1].source}, #{past[-1].id})")
+            if state.awaiting_escalation is not None:
+                lines.append(f"대기 중인 결정: #{state.awaiting_escalation} (사용자 답변 대기)")
+        lines.append(
+            f"임계값: threshold={values['stall_threshold']}, max-rounds={values['max_rounds']},"
+            f" max-arbitrations={values['max_arbitrations']}"
+        )
+        return CommandReply(text="\n".join(lines))
+
+    async def _history(self, request: CommandRequest, cmd: Command) -> CommandReply:
+        room = await self._room(request)
+        if room is None:
+            return CommandReply(text=NO_ROOM)
+        rows = await self.engine.storage.room_arbitrations(room.id, limit=10)
+        if not rows:
+            return CommandReply(text="ℹ️ 아직 판정이 없습니다. (No verdicts yet.)")
+        lines = ["최근 판정 (recent verdicts):"]
+        for row in rows:
+            first = (row.verdict_text or "").splitlines()[0][:120] if row.verdict_text else ""
+            lines.append(
+                f"#{row.id} {row.created_at:%Y-%m-%d %H:%M} {row.verdict} [{row.trigger},"
+                f" {row.source}] {first}"
+            )
+        return CommandReply(text="\n".join(lines))
+
+    async def configure_channel(
+        self, platform: str, channel: str, *, owner: list[str], reviewer: list[str],
+        settings: dict[str, Any],
+    ) -> None:
+        """Bindings and tunables from a transcript's room line (replay only; not audited)."""
+        engine = self.engine
+        scope_id = channel_scope(platform, channel)
+        async with engine.storage.transaction() as tx:
+            await tx.set_setting("channel", scope_id, "watched", True)
+            if owner or reviewer:
+                await tx.set_bindings(platform, channel, "owner", owner)
+                await tx.set_bindings(platform, channel, "reviewer", reviewer)
+            for key, value in settings.items():
+                await tx.set_setting("channel", scope_id, key, value)
+        engine.channels.invalidate(platform, channel)

@@ -1,0 +1,184 @@
+"""Parsing and validating the model's answer (DESIGN §4). Pure functions.
+
+The parser is strict on purpose: a verdict moves two agents, so anything that
+is not unmistakably one keyword on the first visible line is not a verdict.
+Problems are collected as readable sentences, because they are quoted back to
+the model in the single repair request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.arbiter.language import is_in_language, language_name
+from bot.models import Option, VerdictKind
+from bot.status import strip_internal, visible_lines
+
+_KEYWORDS = {
+    "PROCEED": VerdictKind.PROCEED,
+    "CONTINUE": VerdictKind.PROCEED,  # legacy alias
+    "REVISE": VerdictKind.REVISE,
+    "RESET": VerdictKind.RESET,
+    "ESCALATE": VerdictKind.ESCALATE,
+}
+_LEAD = re.compile(r"^[\s>#*_~`\-]*")
+_PREFIX = re.compile(r"^(?:final\s+)?verdict\s*[:：\-–—]\s*", re.IGNORECASE)
+_KEYWORD = re.compile(
+    r"^(?P<kw>PROCEED|CONTINUE|REVISE|RESET|ESCALATE)(?![A-Za-z0-9]|_+[A-Za-z0-9])", re.IGNORECASE
+)
+_SECOND_KEYWORD = re.compile(
+    r"^[\s*_`]*(?:/|\||,|or\b|또는|혹은)?\s*(PROCEED|REVISE|RESET|ESCALATE)(?![A-Za-z0-9_])",
+    re.IGNORECASE,
+)
+_TRAILING_MARKUP = re.compile(r"^[\s*_`~]*[:：.\-–—]?[\s*_`~]*")
+_OPTION = re.compile(
+    r"^\s{0,6}(?:[-*]\s+)?(?:\*\*|__)?\s*(?P<n>[0-9０-９]{1,2})\s*(?:[.)]|번\.?)(?:\*\*|__)?\s+(?P<rest>\S.*)$"
+)
+_SPLIT = re.compile(r"\s+(?:—|–|-{1,2}|→|->|=>)\s+|\s*[:：]\s+")
+_EMPHASIS = re.compile(r"\*\*|\*|`")
+_SUB_CONSEQUENCE = re.compile(r"^\s+(?:[-*→]|->)\s*(?P<c>\S.*)$")
+
+_WHOLE_FENCE = re.compile(r"^(```|~~~)[\w-]*\n(?P<inner>.*)\n\1\s*$", re.DOTALL)
+
+MIN_OPTIONS = 2
+MAX_TEXT_CHARS = 8_000
+MAX_OPTIONS = 9
+
+
+@dataclass
+class ParsedVerdict:
+    """What the model said, normalised; `problems` empty means valid."""
+
+    kind: VerdictKind | None
+    keyword: str | None
+    text: str
+    body: str
+    options: list[Option] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    soft_problems: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return self.kind is not None and not self.problems and not self.soft_problems
+
+
+def _clean_head(line: str) -> str:
+    """Strip markdown decoration and a `VERDICT:` prefix in front of the keyword."""
+    head = _LEAD.sub("", line)
+    stripped = _PREFIX.sub("", head)
+    if stripped != head:
+        head = _LEAD.sub("", stripped)
+    return head
+
+
+def _strip_emphasis(text: str) -> str:
+    return _EMPHASIS.sub("", text).strip()
+
+
+def parse_options(text: str) -> list[Option]:
+    """Numbered options `1. label — consequence`, the first run counting from 1."""
+    lines = visible_lines(text, limit=10_000)
+    options: list[Option] = []
+    for i, line in enumerate(lines):
+        match = _OPTION.match(line)
+        if not match:
+            continue
+        n = int(match.group("n").translate(str.maketrans("０１２３４５６７８９", "0123456789")))
+        if n != len(options) + 1:
+            if options:
+                break  # a second, unrelated numbered list
+            continue
+        rest = match.group("rest").strip()
+        parts = _SPLIT.split(rest, maxsplit=1)
+        label = _strip_emphasis(parts[0]).rstrip(" :：-–—")
+        consequence = _strip_emphasis(parts[1]) if len(parts) > 1 else ""
+        if not consequence and i + 1 < len(lines):
+            sub = _SUB_CONSEQUENCE.match(lines[i + 1])
+            if sub:
+                consequence = _strip_emphasis(sub.group("c"))
+        options.append(Option(n=n, label=label, consequence=consequence))
+        if len(options) >= MAX_OPTIONS:
+            break
+    return options
+
+
+def parse_verdict(raw: str) -> ParsedVerdict:
+    """Find the verdict keyword; never raises, whatever the model returned."""
+    raw = raw or ""
+    cleaned = strip_internal(raw).strip()
+    wrapped = _WHOLE_FENCE.match(cleaned)
+    if wrapped:  # the whole answer inside one code fence: read what is inside
+        cleaned = wrapped.group("inner").strip()
+    lines = visible_lines(cleaned, limit=1)
+    if not lines:
+        return ParsedVerdict(None, None, cleaned, "", problems=["The answer is empty."])
+    first = lines[0]
+    head = _clean_head(first)
+    match = _KEYWORD.match(head)
+    if not match:
+        shown = first.strip()[:80]
+        return ParsedVerdict(
+            None,
+            None,
+            cleaned,
+            cleaned,
+            problems=[
+                f"The first line does not start with a verdict keyword (it reads: {shown!r}); "
+                "it must start with exactly one of PROCEED, REVISE, RESET, ESCALATE."
+            ],
+        )
+    keyword = match.group("kw").upper()
+    kind = _KEYWORDS[keyword]
+    rest = _TRAILING_MARKUP.sub("", head[match.end() :], count=1).strip()
+    problems: list[str] = []
+    if _SECOND_KEYWORD.match(head[match.end() :]):
+        problems.append("The first line names more than one verdict keyword; choose exactly one.")
+    # Rebuild the text with a clean first line: keyword, then the rest.
+    _, _, after = cleaned.partition(first)
+    first_line = f"{kind.value} {rest}".rstrip()
+    text = (first_line + after).strip()
+    body = (rest + after).strip()
+    return ParsedVerdict(kind, keyword, text, body, problems=problems)
+
+
+def validate(parsed: ParsedVerdict, language: str) -> ParsedVerdict:
+    """Fill `problems` (must be repaired) and `soft_problems` (repair once, then accept)."""
+    if parsed.kind is None:
+        return parsed
+    prose = parsed.body
+    if not prose.strip():
+        parsed.problems.append(
+            "There is no explanation after the keyword: give the decision, the evidence "
+            "and the required action."
+        )
+    elif not is_in_language(prose, language):
+        parsed.problems.append(
+            f"The text is not written in {language_name(language)}: write everything except "
+            f"the leading keyword, code and file paths in {language_name(language)}."
+        )
+    if len(parsed.text) > MAX_TEXT_CHARS:
+        parsed.soft_problems.append(
+            f"The answer is {len(parsed.text)} characters long; be concise "
+            f"(decision, evidence, required action; under {MAX_TEXT_CHARS} characters)."
+        )
+    if parsed.kind == VerdictKind.ESCALATE:
+        parsed.options = parse_options(parsed.body)
+        if len(parsed.options) < MIN_OPTIONS:
+            parsed.problems.append(
+                "An ESCALATE must list at least two numbered options, one per line, as "
+                "`1. label — consequence`, `2. label — consequence`, so the user can answer "
+                f"with a digit (found {len(parsed.options)})."
+            )
+        else:
+            missing = [str(o.n) for o in parsed.options if not o.consequence]
+            if missing:
+                parsed.soft_problems.append(
+                    "Options " + ", ".join(missing) + " have no one-line consequence "
+                    "(`N. label — what happens if chosen`)."
+                )
+    return parsed
+
+
+def parse_and_validate(raw: str, language: str) -> ParsedVerdict:
+    return validate(parse_verdict(raw), language)

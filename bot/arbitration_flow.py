@@ -1,0 +1,152 @@
+"""From a recorded deadlock to a posted verdict (DESIGN §4 flow).
+
+The arbitration row exists before anything is called; each step is written
+down before the next, so a restart resumes where the crash stopped and the
+verdict is enqueued exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from bot.arbiter.base import ArbitrationOutcome
+from bot.arbiter.fallback import deterministic_escalation
+from bot.arbiter.service import Arbitrator
+from bot.context_loader import load_context
+from bot.detection import Deadlock, RoomState, start_epoch
+from bot.models import (
+    EscalationStatus,
+    MessageKind,
+    OutgoingMessage,
+    RoomKey,
+    Trigger,
+    VerdictKind,
+    VerdictSource,
+)
+from prompts.strings import t
+from storage.base import EscalationRow
+
+if TYPE_CHECKING:
+    from bot.engine import Engine
+
+log = logging.getLogger(__name__)
+
+
+class ArbitrationFlow:
+    def __init__(self, engine: Engine, arbitrator: Arbitrator) -> None:
+        self.engine = engine
+        self.arbitrator = arbitrator
+
+    async def run(
+        self, room: RoomKey, state: RoomState, arbitration_id: int, trigger: str,
+        evidence: dict[str, Any],
+    ) -> None:
+        """Carry one arbitration to its verdict. The caller holds the room lock."""
+        engine, storage = self.engine, self.engine.storage
+        row = await storage.get_arbitration(arbitration_id)
+        if row is None or row.status == "done":
+            return
+        _, values = await engine.thresholds(room)
+        language = str(values.get("language", "ko"))
+        progress_id = row.progress_outbox_id
+        if progress_id is None:
+            progress = OutgoingMessage(kind=MessageKind.PROGRESS, text=t("progress", language))
+            async with storage.transaction() as tx:
+                progress_id = await tx.enqueue(
+                    room.id, "progress", progress.model_dump(mode="json"), engine.clock.now()
+                )
+                await tx.update_arbitration(
+                    arbitration_id, status="running", progress_outbox_id=progress_id
+                )
+        await engine.outbox.flush(room.id)
+
+        deadlock = Deadlock(Trigger(trigger), str(evidence.get("after_message", "")), evidence)
+        started = time.monotonic()
+        ctx = await load_context(
+            storage, room, state, deadlock, values, turns=engine.settings.arbiter_context_turns
+        )
+        try:
+            outcome = await self.arbitrator.arbitrate(ctx)
+        except Exception as exc:  # the arbitrator must not raise; if it does, fail closed
+            log.exception("arbitrator failed for room %s", room.id)
+            outcome = ArbitrationOutcome(
+                verdict=deterministic_escalation(
+                    ctx, reason=t("arbiter_unavailable", language), source=VerdictSource.FALLBACK
+                ),
+                backend=engine.settings.arbiter_backend,
+                status="fallback",
+                overrides=[f"arbitrator error: {type(exc).__name__}"],
+            )
+        latency = outcome.latency_ms or int((time.monotonic() - started) * 1000)
+        await self._record(room, state, arbitration_id, deadlock.trigger, progress_id, outcome,
+                           latency, values)
+        await engine.outbox.flush(room.id)
+
+    async def _record(
+        self, room: RoomKey, state: RoomState, arbitration_id: int, trigger: Trigger,
+        progress_id: int, outcome: ArbitrationOutcome, latency: int, values: dict[str, Any],
+    ) -> None:
+        engine = self.engine
+        verdict = outcome.verdict
+        escalate = verdict.kind is VerdictKind.ESCALATE
+        message = OutgoingMessage(
+            kind=MessageKind.VERDICT,
+            text=verdict.text,
+            escalation_id=arbitration_id if escalate else None,
+            options=verdict.options if escalate else [],
+            mention_user_ids=[state.requester] if escalate and state.requester else [],
+        )
+        channel = await engine.channels.get(room.platform, room.channel)
+        now = engine.clock.now()
+        async with engine.storage.transaction() as tx:
+            await tx.update_arbitration(
+                arbitration_id,
+                status="done",
+                prompt_chars=outcome.prompt_chars,
+                backend=outcome.backend,
+                model=outcome.model,
+                raw_output=outcome.raw_output,
+                model_verdict=outcome.model_verdict,
+                verdict=verdict.kind.value,
+                source=verdict.source.value,
+                verdict_text=verdict.text,
+                options=[o.model_dump() for o in verdict.options],
+                overrides=outcome.overrides,
+                latency_ms=latency,
+                finished_at=now,
+            )
+            outbox_id = await tx.enqueue(
+                room.id, "verdict", message.model_dump(mode="json"), now, edit_of=progress_id
+            )
+            state.arbitrations_since_human += 1
+            if escalate:
+                await tx.create_escalation(
+                    EscalationRow(
+                        id=arbitration_id,
+                        room_id=room.id,
+                        options=[o.model_dump() for o in verdict.options],
+                        allowed=sorted({*state.humans, *channel.approvers}),
+                        requester=state.requester,
+                        status=EscalationStatus.PENDING.value,
+                        verdict_outbox_id=outbox_id,
+                        created_at=now,
+                    )
+                )
+                state.awaiting_escalation = arbitration_id
+            else:
+                if verdict.kind is VerdictKind.PROCEED:
+                    state.proceed_triggers = [*state.proceed_triggers, trigger]
+                start_epoch(state)
+            await tx.save_room_state(
+                room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
+            )
+        engine.emit({
+            "event": "verdict",
+            "room": room.label,
+            "verdict": verdict.kind.value,
+            "source": verdict.source.value,
+            "text": verdict.text,
+            "options": [{"n": o.n, "label": o.label} for o in verdict.options],
+        })

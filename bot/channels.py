@@ -1,0 +1,92 @@
+"""Which channels are watched, who plays which role there, and room settings.
+
+Settings resolve room -> channel -> global default (environment / TOML).
+Lookups are cached (bounded) because they happen for every message; every
+change goes through `invalidate*` so the cache never serves stale bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.config import Settings
+from bot.lru import LRU
+from bot.models import Role, RoomKey
+from storage.base import Storage
+
+TUNABLE = (
+    "stall_threshold", "max_rounds", "max_arbitrations", "turn_quiet_seconds",
+    "similarity_threshold", "language", "reminder_after",
+)
+
+
+def channel_scope(platform: str, channel: str) -> str:
+    return f"{platform}:{channel}"
+
+
+@dataclass(slots=True)
+class ChannelInfo:
+    watched: bool = False
+    paused: bool = False
+    owner: list[str] = field(default_factory=list)
+    reviewer: list[str] = field(default_factory=list)
+    approvers: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def role_of(self, ids: list[str]) -> Role:
+        if any(i in self.owner for i in ids):
+            return Role.OWNER
+        if any(i in self.reviewer for i in ids):
+            return Role.REVIEWER
+        return Role.USER
+
+
+class ChannelDirectory:
+    def __init__(self, settings: Settings, storage: Storage) -> None:
+        self.storage = storage
+        self.file = settings.file_config()
+        self.defaults = settings.room_defaults()
+        self.global_approvers = list(self.file.approvers)
+        self._channels: LRU[str, ChannelInfo] = LRU(4096)
+        self._rooms: LRU[str, dict[str, Any]] = LRU(4096)
+
+    async def get(self, platform: str, channel: str) -> ChannelInfo:
+        key = channel_scope(platform, channel)
+        info = self._channels.get(key)
+        if info is None:
+            info = await self._load(platform, channel)
+            self._channels.put(key, info)
+        return info
+
+    async def _load(self, platform: str, channel: str) -> ChannelInfo:
+        info = ChannelInfo(approvers=list(self.global_approvers))
+        for binding in self.file.channels:
+            if binding.platform == platform and binding.channel == channel:
+                info.owner, info.reviewer = list(binding.owner), list(binding.reviewer)
+                info.approvers += binding.approvers
+        stored = await self.storage.get_bindings(platform, channel)
+        info.owner = stored.get("owner", info.owner)
+        info.reviewer = stored.get("reviewer", info.reviewer)
+        info.settings = await self.storage.get_settings("channel", channel_scope(platform, channel))
+        info.paused = bool(info.settings.get("paused", False))
+        info.watched = bool(info.owner or info.reviewer or info.settings.get("watched"))
+        return info
+
+    async def room_settings(self, room: RoomKey) -> dict[str, Any]:
+        values = self._rooms.get(room.id)
+        if values is None:
+            channel = await self.get(room.platform, room.channel)
+            values = dict(self.defaults)
+            values.update({k: v for k, v in channel.settings.items() if k in TUNABLE})
+            room_values = await self.storage.get_settings("room", room.id)
+            values.update({k: v for k, v in room_values.items() if k in TUNABLE})
+            self._rooms.put(room.id, values)
+        return values
+
+    def invalidate(self, platform: str, channel: str) -> None:
+        self._channels.pop(channel_scope(platform, channel))
+        self._rooms.clear()  # room values embed the channel's
+
+    def invalidate_room(self, room: RoomKey) -> None:
+        self._rooms.pop(room.id)

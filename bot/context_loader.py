@@ -1,0 +1,80 @@
+"""Fetch what the arbiter needs, with bounded, indexed queries.
+
+Cost follows the window (last K agent turns, the task's human messages,
+recent verdicts), never the length of the room's history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.arbiter.base import ArbitrationContext, ContextMessage, ContextTurn, PastVerdict
+from bot.detection import Deadlock, RoomState
+from bot.models import Role, RoomKey, Trigger, VerdictKind
+from bot.status import parse_status
+from storage.base import MessageRow, Storage
+
+MAX_HUMAN_MESSAGES = 50
+MAX_VERDICTS = 5
+
+
+def _turns(rows: list[MessageRow]) -> list[ContextTurn]:
+    turns: list[ContextTurn] = []
+    current: int | None = None
+    for row in rows:
+        if row.turn_no != current or not turns:
+            current = row.turn_no
+            turns.append(
+                ContextTurn(role=Role(row.role), author=row.author, started_at=row.ts, text=row.text)
+            )
+        else:
+            turns[-1].text += "\n" + row.text
+    for turn in turns:
+        turn.status = parse_status(turn.text)
+    return turns
+
+
+async def load_context(
+    storage: Storage,
+    room: RoomKey,
+    state: RoomState,
+    deadlock: Deadlock,
+    settings: dict[str, Any],
+    *,
+    turns: int,
+) -> ArbitrationContext:
+    humans, omitted_humans = await storage.human_messages(
+        room.id, state.task_start_seq, MAX_HUMAN_MESSAGES
+    )
+    agent_rows, omitted_turns = await storage.agent_turn_messages(room.id, turns)
+    verdicts = await storage.room_arbitrations(
+        room.id, since=state.task_started_at, limit=MAX_VERDICTS
+    )
+    return ArbitrationContext(
+        room=room,
+        language=str(settings.get("language", "ko")),
+        trigger=deadlock.trigger,
+        evidence=deadlock.evidence,
+        rounds=state.rounds,
+        stalled_rounds=state.stalled_rounds,
+        stall_threshold=int(settings["stall_threshold"]),
+        max_rounds=int(settings["max_rounds"]),
+        task_started_at=state.task_started_at,
+        earlier_verdicts=[
+            PastVerdict(
+                kind=VerdictKind(v.verdict), trigger=Trigger(v.trigger), at=v.created_at,
+                text=v.verdict_text or "",
+            )
+            for v in verdicts
+            if v.verdict
+        ],
+        human_messages=[
+            ContextMessage(role=Role.USER, author=m.author, ts=m.ts, text=m.text) for m in humans
+        ],
+        omitted_human_messages=omitted_humans,
+        agent_turns=_turns(agent_rows),
+        omitted_turns=omitted_turns,
+        arbitrations_since_human=state.arbitrations_since_human,
+        max_arbitrations=int(settings["max_arbitrations"]),
+        proceed_earlier_same_trigger=deadlock.trigger in state.proceed_triggers,
+    )

@@ -1,0 +1,1 @@
+"""Persistence behind one interface (`storage.base.Storage`); SQLite by default."""
