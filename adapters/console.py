@@ -70,6 +70,7 @@ class Replayer:
 
     async def _room_line(self, line: RoomLine) -> None:
         self.room = line.room
+        await self.engine.admin.remember_replay_room(line.room)
         settings = {k: v for k, v in line.settings.items() if k in TUNABLE}
         if line.language:
             settings["language"] = line.language
@@ -103,6 +104,11 @@ class Replayer:
 
     async def run(self, lines: Iterable[str]) -> None:
         """Replay every line; a malformed one raises after the ones before it are done."""
+        # A transcript replayed in parts continues in the room the last part used.
+        remembered = await self.engine.admin.replay_room()
+        if remembered:
+            self.room = remembered
+            self._configured.add(remembered)
         for number, raw in enumerate(lines, start=1):
             item = parse_line(raw, number)
             if isinstance(item, RoomLine):
@@ -110,7 +116,7 @@ class Replayer:
             elif isinstance(item, MessageLine):
                 await self._message(item, number)
         # End of input closes the open turns (DESIGN §2).
-        await self.engine.close_turns(sorted(self.touched), force=True)
+        await self.engine.close_turns(sorted(self.touched), force=True, at_eof=True)
         await self.engine.drain()
 
 

@@ -242,3 +242,12 @@ class AdminCommands:
             for key, value in settings.items():
                 await tx.set_setting("channel", scope_id, key, value)
         engine.channels.invalidate(platform, channel)
+
+    async def replay_room(self) -> str | None:
+        """The room the last replay on this database was in (replays may come in parts)."""
+        value = (await self.engine.storage.get_settings("replay", "console")).get("room")
+        return str(value) if value else None
+
+    async def remember_replay_room(self, room: str) -> None:
+        async with self.engine.storage.transaction() as tx:
+            await tx.set_setting("replay", "console", "room", room)

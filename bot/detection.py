@@ -62,6 +62,10 @@ class RoomState(BaseModel):
     proceed_triggers: list[Trigger] = Field(default_factory=list)
     approved: bool = False
     last_detection: dict[str, Any] | None = None
+    # Replay only: the state just before end-of-input closed a turn that
+    # triggered nothing, so a replay continuing in another process can resume
+    # that turn exactly as a single run would have.
+    eof_snapshot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +124,7 @@ def add_agent_message(
     """Extend the open turn, or close it and open a new one."""
     events: list[Event] = []
     turn = state.open_turn
-    if turn is not None and turn.role == role and not _is_quiet(turn, ts, thresholds):
+    if turn is not None and turn.role == role and not is_quiet(turn, ts, thresholds):
         if len(turn.text) < TURN_TEXT_CAP:
             turn.text = (turn.text + "\n" + text)[:TURN_TEXT_CAP]
         turn.last_message_id = message_id
@@ -141,14 +145,14 @@ def add_agent_message(
     return events
 
 
-def _is_quiet(turn: OpenTurn, now: datetime, thresholds: Thresholds) -> bool:
+def is_quiet(turn: OpenTurn, now: datetime, thresholds: Thresholds) -> bool:
     quiet = thresholds.turn_quiet_seconds
     return quiet is not None and (now - turn.last_at).total_seconds() >= quiet
 
 
 def close_if_quiet(state: RoomState, now: datetime, thresholds: Thresholds) -> list[Event]:
     turn = state.open_turn
-    if turn is None or not _is_quiet(turn, now, thresholds):
+    if turn is None or not is_quiet(turn, now, thresholds):
         return []
     return close_turn(state, thresholds)
 

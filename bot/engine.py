@@ -166,11 +166,16 @@ class Engine:
         self, room: RoomKey, message: IncomingMessage, role: Role, text: str
     ) -> None:
         state = await self.load_state(room)
-        if role is Role.USER and state.open_turn is not None:
-            # The agents' turn ends when the human speaks; judge it first, so
-            # the human's message can answer what that turn triggered.
-            await self._close_turn(room, state, force=True)
+        if state.eof_snapshot is not None:
+            state = self._resume_after_eof(room, state, role)
         thresholds, values = await self.thresholds(room)
+        turn = state.open_turn
+        if turn is not None and (
+            turn.role != role or detection.is_quiet(turn, message.ts, thresholds)
+        ) and not await self.storage.message_exists(room.platform, message.message_id):
+            # Another role speaks: the open turn ends here. Judge it (and
+            # arbitrate) before this message, which may answer what it triggered.
+            await self._close_turn(room, state, force=True)
         before = state.model_copy(deep=True)
         events: list[detection.Event] = []
         answer = None
@@ -220,6 +225,14 @@ class Engine:
                 room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
             )
 
+    def _resume_after_eof(self, room: RoomKey, state: RoomState, role: Role) -> RoomState:
+        snapshot = RoomState.model_validate_json(state.eof_snapshot or "{}")
+        if snapshot.open_turn is not None and snapshot.open_turn.role == role:
+            state = snapshot  # the same role goes on: it was one turn after all
+        state.eof_snapshot = None
+        self._states.put(room.id, state)
+        return state
+
     def _human_starts_epoch(self, state: RoomState, message: IncomingMessage) -> None:
         if not state.task_active or state.approved:
             state.task_active = True
@@ -261,21 +274,26 @@ class Engine:
         return await self.admin.handle(request)
 
     # -- time -------------------------------------------------------------
-    async def close_turns(self, rooms: Iterable[str] | None = None, *, force: bool = False) -> None:
+    async def close_turns(
+        self, rooms: Iterable[str] | None = None, *, force: bool = False, at_eof: bool = False
+    ) -> None:
         """Close open turns that went quiet (or all of them, at the end of a replay)."""
         for room_id in list(rooms if rooms is not None else self._open_turns):
             room = RoomKey.parse(room_id)
             async with self.lock(room):
                 state = await self.load_state(room)
-                await self._close_turn(room, state, force=force)
+                await self._close_turn(room, state, force=force, at_eof=at_eof)
             await self.outbox.flush(room.id)
 
-    async def _close_turn(self, room: RoomKey, state: RoomState, *, force: bool) -> None:
+    async def _close_turn(
+        self, room: RoomKey, state: RoomState, *, force: bool, at_eof: bool = False
+    ) -> None:
         """Close the room's open turn, persist, and arbitrate what it triggers.
 
         The caller holds the room lock.
         """
         thresholds, _ = await self.thresholds(room)
+        snapshot = state.model_dump_json() if at_eof and state.open_turn is not None else None
         if force:
             events = detection.close_turn(state, thresholds)
         else:
@@ -283,6 +301,8 @@ class Engine:
         if not events:
             return
         deadlocks = [e for e in events if isinstance(e, Deadlock)]
+        if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):
+            state.eof_snapshot = snapshot
         async with self.storage.transaction() as tx:
             ids = [
                 await tx.create_arbitration(

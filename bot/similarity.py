@@ -25,7 +25,7 @@ _CODE = re.compile(r"`([^`\n]{1,80})`")
 _LINE = re.compile(
     r"(?:\bline\s*|\bL|:)(\d{1,6})\b|(\d{1,6})\s*(?:번째\s*)?(?:번\s*)?(?:줄|행|라인)"
 )
-_FINDING = re.compile(r"\b(?:[A-Z]{1,6}-?\d{1,5}|#\d{1,6})\b")
+_FINDING = re.compile(r"(?<![\w#])(?:[A-Z]{1,6}-?\d{1,5}|#\d{1,6})\b")
 _STATUS_WORDS = {s.value.lower() for s in Status} | {"done", "lgtm"}
 # Words that carry no finding on their own; they would inflate similarity.
 _STOP = {"the", "a", "an", "is", "are", "to", "of", "in", "and", "or", "it", "this", "that"}

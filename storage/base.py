@@ -171,6 +171,9 @@ class Storage(abc.ABC):
     async def load_room_state(self, room_id: str) -> str | None: ...
 
     @abc.abstractmethod
+    async def message_exists(self, platform: str, message_id: str) -> bool: ...
+
+    @abc.abstractmethod
     async def rooms_with_open_turns(self) -> list[str]:
         """Rooms whose state has an open turn (checked once at start-up)."""
 

@@ -271,6 +271,13 @@ class SqliteStorage(Storage):
         row = await self._one("SELECT state FROM rooms WHERE id = ?", (room_id,))
         return None if row is None else str(row["state"])
 
+    async def message_exists(self, platform: str, message_id: str) -> bool:
+        row = await self._one(
+            "SELECT 1 AS found FROM messages WHERE platform = ? AND message_id = ?",
+            (platform, message_id),
+        )
+        return row is not None
+
     async def rooms_with_open_turns(self) -> list[str]:
         rows = await self._all(
             "SELECT id FROM rooms WHERE json_extract(state, '$.open_turn') IS NOT NULL"

@@ -1,0 +1,148 @@
+"""`tribunal replay | demo | run` as real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TRANSCRIPTS = Path(__file__).parent.parent / "transcripts"
+SECRET_VARS = ("SLACK_", "DISCORD_", "TRIBUNAL_", "OPENAI_", "ANTHROPIC_")
+
+
+def tribunal(*args: str, db: Path | None = None, stdin: str | None = None,
+             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_VARS)}
+    if db is not None:
+        clean["TRIBUNAL_DATABASE"] = str(db)
+    clean.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], capture_output=True, text=True, env=clean,
+        input=stdin, timeout=120, check=False,
+    )
+
+
+def events(out: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_replay_json_emits_exactly_the_documented_events(tmp_path: Path) -> None:
+    result = tribunal("replay", str(TRANSCRIPTS / "circular_en.jsonl"), "--json", db=tmp_path / "a.db")
+    assert result.returncode == 0, result.stderr
+    got = events(result.stdout)
+    assert [e["event"] for e in got] == [
+        "deadlock", "verdict", "answer_rejected", "answer_rejected", "escalation_answered",
+        "approved",
+    ]
+    assert got[0] == {"event": "deadlock", "room": "r1", "after_message": "m8",
+                      "trigger": "no_progress", "stalled_rounds": 2, "rounds": 3}
+    assert set(got[1]) == {"event", "room", "verdict", "source", "text", "options"}
+    assert got[1]["verdict"] == "ESCALATE" and got[1]["source"] == "none"
+    assert all(set(o) == {"n", "label"} for o in got[1]["options"])  # type: ignore[union-attr]
+    assert got[2] == {"event": "answer_rejected", "room": "r1", "by": "mallory",
+                      "reason": "not_allowed"}
+    assert got[3]["reason"] == "out_of_range"
+    assert got[4] == {"event": "escalation_answered", "room": "r1", "option": 2, "by": "alice",
+                      "kind": "digit"}
+    assert got[5] == {"event": "approved", "room": "r1", "after_message": "m14"}
+
+
+def test_replay_human_output_shows_the_posted_verdict(tmp_path: Path) -> None:
+    result = tribunal("replay", str(TRANSCRIPTS / "two_rooms.jsonl"), db=tmp_path / "h.db")
+    assert result.returncode == 0, result.stderr
+    assert "⚖️ 중재자가 검토 중입니다" in result.stdout
+    assert "ESCALATE 사용자 결정이 필요합니다" in result.stdout
+    assert "1. 오너 의견대로 진행" in result.stdout
+    assert "deadlock: max_rounds" in result.stdout and "deadlock: needs_context" in result.stdout
+
+
+def test_malformed_line_exits_2_after_keeping_what_came_before(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    result = tribunal("replay", str(TRANSCRIPTS / "malformed.jsonl"), "--json", db=db)
+    assert result.returncode == 2
+    assert "line 5" in result.stderr
+    assert [e["event"] for e in events(result.stdout)] == ["deadlock", "verdict"]
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        ids = [r[0] for r in conn.execute("SELECT message_id FROM messages ORDER BY seq")]
+    assert ids == ["m1", "m2", "m3"]
+
+
+def _split_runs(path: Path, cut: int, tmp: Path, name: str) -> tuple[list[object], list[object]]:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    whole = tribunal("replay", str(path), "--json", db=tmp / f"{name}-whole.db")
+    first, second = tmp / f"{name}-1.jsonl", tmp / f"{name}-2.jsonl"
+    first.write_text("".join(lines[:cut]), encoding="utf-8")
+    second.write_text("".join(lines[cut:]), encoding="utf-8")
+    db = tmp / f"{name}-halves.db"
+    one = tribunal("replay", str(first), "--json", db=db)
+    two = tribunal("replay", str(second), "--json", db=db)
+    assert whole.returncode == one.returncode == two.returncode == 0, (one.stderr, two.stderr)
+    return events(whole.stdout), events(one.stdout) + events(two.stdout)
+
+
+def test_two_processes_in_halves_match_one_run(tmp_path: Path) -> None:
+    path = TRANSCRIPTS / "circular_en.jsonl"
+    # Cuts at turn boundaries: before the deadlock, right after it, while the
+    # escalation is pending, between rejected answers, before the approval.
+    for cut in (2, 5, 8, 10, 12, 14):
+        whole, halves = _split_runs(path, cut, tmp_path, f"c{cut}")
+        assert halves == whole, f"split after line {cut}"
+
+
+def test_two_processes_split_inside_a_turn(tmp_path: Path) -> None:
+    # Lines 5 (m4) and 6 (m4b) are one owner turn: the first process closes it
+    # at its end of input, the second reopens it, as a single run would see it.
+    whole, halves = _split_runs(TRANSCRIPTS / "circular_en.jsonl", 5, tmp_path, "mid")
+    assert halves == whole
+    assert whole[0]["event"] == "deadlock"
+
+
+def test_two_processes_multi_room(tmp_path: Path) -> None:
+    whole, halves = _split_runs(TRANSCRIPTS / "two_rooms.jsonl", 4, tmp_path, "two")
+    assert halves == whole
+    assert [e["event"] for e in whole] == ["deadlock", "verdict", "deadlock", "verdict"]
+
+
+def test_replaying_the_same_file_again_is_deduplicated(tmp_path: Path) -> None:
+    db = tmp_path / "d.db"
+    tribunal("replay", str(TRANSCRIPTS / "circular_en.jsonl"), "--json", db=db)
+    again = tribunal("replay", str(TRANSCRIPTS / "circular_en.jsonl"), "--json", db=db)
+    assert again.returncode == 0 and events(again.stdout) == []
+
+
+def test_replay_from_stdin_and_missing_file(tmp_path: Path) -> None:
+    text = (TRANSCRIPTS / "malformed.jsonl").read_text(encoding="utf-8").splitlines()[:4]
+    result = tribunal("replay", "-", "--json", db=tmp_path / "s.db", stdin="\n".join(text))
+    assert result.returncode == 0 and len(events(result.stdout)) == 2
+    missing = tribunal("replay", str(tmp_path / "nope.jsonl"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_demo_deadlocks_escalates_and_is_answered_with_a_digit(tmp_path: Path) -> None:
+    result = tribunal("demo", "--json", db=tmp_path / "unused.db")
+    assert result.returncode == 0, result.stderr
+    got = events(result.stdout)
+    assert [e["event"] for e in got] == ["deadlock", "verdict", "escalation_answered", "approved"]
+    assert got[1]["verdict"] == "ESCALATE"
+    assert got[2]["kind"] == "digit"
+    human = tribunal("demo")
+    assert human.returncode == 0 and "✅ 사용자 결정: 2." in human.stdout
+    assert not (tmp_path / "unused.db").exists()  # the demo uses its own temporary database
+
+
+def test_run_without_credentials_says_what_to_set(tmp_path: Path) -> None:
+    result = tribunal("run", db=tmp_path / "r.db")
+    assert result.returncode == 2
+    for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "DISCORD_BOT_TOKEN"):
+        assert name in result.stderr
+
+
+def test_help_documents_every_command() -> None:
+    result = tribunal("--help")
+    assert result.returncode == 0
+    for command in ("run", "replay", "demo"):
+        assert command in result.stdout

@@ -1,0 +1,174 @@
+"""The whole pipeline on real storage: detection -> verdict -> answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from bot.models import ButtonClick, MessageKind
+from engine_world import OBJECTIONS, PUSHBACKS, World, deadlock, later, make_world
+
+
+async def test_deadlock_escalates_and_digit_answers(world: World) -> None:
+    await deadlock(world)
+    assert world.kinds() == ["deadlock", "verdict"]
+    verdict = world.events[1]
+    assert verdict["verdict"] == "ESCALATE" and verdict["source"] == "none"
+    assert len(verdict["options"]) >= 2
+    assert verdict["text"].startswith("ESCALATE 사용자 결정이 필요합니다")
+    # progress message posted first, then edited into the verdict (with buttons)
+    assert world.transport.posts[0][1].kind is MessageKind.PROGRESS
+    edited = world.transport.edits[0][2]
+    assert edited.kind is MessageKind.VERDICT and edited.escalation_id is not None
+    assert [o.n for o in edited.options] == [1, 2, 3, 4]
+    assert edited.mention_user_ids == ["alice"]
+
+    await world.say("alice", "２번")
+    assert world.events[-1] == {
+        "event": "escalation_answered", "room": "C1", "option": 2, "by": "alice", "kind": "digit"
+    }
+    confirmation = world.transport.posts[-1][1]
+    assert confirmation.text == "✅ 사용자 결정: 2. 리뷰어 의견대로 수정"
+    decided = world.transport.edits[-1][2]
+    assert decided.decided is not None and decided.decided.n == 2
+    row = await world.storage.get_escalation(edited.escalation_id)
+    assert row is not None and row.status == "answered" and row.answer_kind == "digit"
+
+
+async def test_out_of_range_digit_keeps_the_escalation_pending(world: World) -> None:
+    await deadlock(world)
+    await world.say("alice", "7")
+    assert world.events[-1] == {
+        "event": "answer_rejected", "room": "C1", "by": "alice", "reason": "out_of_range"
+    }
+    room_id, user, text = world.transport.private[-1]
+    assert user == "alice" and "7번 선택지는 없습니다" in text and "1부터 4까지" in text
+    await world.say("alice", "옵션 1")
+    assert world.events[-1]["event"] == "escalation_answered"
+    assert world.events[-1]["option"] == 1
+
+
+async def test_strangers_cannot_answer_but_admins_can(world: World) -> None:
+    await deadlock(world)
+    await world.say("mallory", "1")
+    assert world.events[-1]["reason"] == "not_allowed"
+    assert world.transport.private[-1][1] == "mallory"
+    await world.say("boss", "3")  # TRIBUNAL_ADMIN_IDS
+    assert world.events[-1]["event"] == "escalation_answered"
+    assert world.events[-1]["by"] == "boss"
+
+
+async def test_free_text_answers_and_starts_a_new_epoch(world: World) -> None:
+    await deadlock(world)
+    state = await world.engine.load_state(world.engine_room())
+    epoch = state.epoch
+    await world.say("alice", "둘 다 틀렸어. 토큰 대신 세션 쿠키를 쓰자")
+    assert world.events[-1]["kind"] == "free_text" and world.events[-1]["option"] is None
+    state = await world.engine.load_state(world.engine_room())
+    assert state.awaiting_escalation is None and state.epoch > epoch
+    assert world.transport.posts[-1][1].text.startswith("✅ 사용자 결정(자유 입력)")
+
+
+async def test_button_click_then_late_click_is_told_who_decided(world: World) -> None:
+    await deadlock(world)
+    esc_id = world.transport.edits[0][2].escalation_id
+    assert esc_id is not None
+    first = await world.engine.on_button(ButtonClick(
+        platform="console", channel="C1", thread="T1", escalation_id=esc_id, option=3,
+        user_id="alice"))
+    assert first.accepted and first.private_text is None
+    late = await world.engine.on_button(ButtonClick(
+        platform="console", channel="C1", thread="T1", escalation_id=esc_id, option=1,
+        user_id="alice"))
+    assert not late.accepted and late.private_text is not None
+    assert "이미 결정되었습니다" in late.private_text and "alice" in late.private_text
+    assert "3. 새 방향으로 다시 시작" in late.private_text
+    assert [e["kind"] for e in world.events if e["event"] == "escalation_answered"] == ["button"]
+
+
+async def test_concurrent_answers_exactly_one_wins(world: World) -> None:
+    await deadlock(world)
+    esc_id = world.transport.edits[0][2].escalation_id
+    assert esc_id is not None
+    results = await asyncio.gather(
+        *(world.engine.on_button(ButtonClick(
+            platform="console", channel="C1", thread="T1", escalation_id=esc_id,
+            option=1 + i % 4, user_id="boss" if i % 2 else "alice")) for i in range(8)),
+        world.say("alice", "2"),
+    )
+    accepted = [r for r in results[:8] if r.accepted]  # type: ignore[union-attr]
+    answered = [e for e in world.events if e["event"] == "escalation_answered"]
+    assert len(answered) == 1
+    assert len(accepted) == (1 if answered[0]["kind"] == "button" else 0)
+    confirmations = [m for _, m in world.transport.posts if m.kind is MessageKind.CONFIRMATION]
+    assert len(confirmations) == 1
+
+
+async def test_unwatched_channels_and_unbound_bots_are_ignored(world: World) -> None:
+    await world.say("alice", "hello", channel="C-other")
+    await world.say("random-bot", "beep", is_bot=True)
+    await world.say("alice", "real message")
+    rows = await world.storage._all("SELECT author, room_id FROM messages")
+    assert rows == [{"author": "alice", "room_id": "console:C1:T1"}]
+
+
+async def test_duplicate_deliveries_are_processed_once(world: World) -> None:
+    await world.say("alice", "fix it", message_id="dup-1")
+    await world.say("owner-bot", "STEP_DONE x", is_bot=True, message_id="dup-2")
+    await world.say("owner-bot", "STEP_DONE x", is_bot=True, message_id="dup-2")
+    rows = await world.storage._all("SELECT message_id FROM messages ORDER BY seq")
+    assert [r["message_id"] for r in rows] == ["dup-1", "dup-2"]
+    state = await world.engine.load_state(world.engine_room())
+    assert state.open_turn is not None and state.open_turn.text == "STEP_DONE x"
+
+
+async def test_quiet_turns_close_on_tick(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "q.db")
+    try:
+        await w.say("alice", "go")
+        await w.say("owner-bot", "BLOCKED: need staging credentials", is_bot=True)
+        await w.engine.tick()
+        assert "deadlock" not in w.kinds()
+        w.clock.advance(3)
+        await w.engine.tick()
+        assert w.kinds()[:2] == ["deadlock", "verdict"]
+        assert w.events[0]["trigger"] == "blocked"
+    finally:
+        await w.storage.close()
+
+
+async def test_one_reminder_and_timeouts_never_decide(world: World) -> None:
+    await deadlock(world)
+    later(world, 3)
+    await world.engine.tick()
+    assert not [m for _, m in world.transport.posts if m.kind is MessageKind.REMINDER]
+    later(world, 2)
+    await world.engine.tick()
+    await world.engine.tick()
+    reminders = [m for _, m in world.transport.posts if m.kind is MessageKind.REMINDER]
+    assert len(reminders) == 1 and reminders[0].mention_user_ids == ["alice"]
+    state = await world.engine.load_state(world.engine_room())
+    assert state.awaiting_escalation is not None
+
+
+async def test_new_task_after_approval_and_verdict_budget(world: World) -> None:
+    await world.say("alice", "task one")
+    await world.say("owner-bot", "STEP_DONE did it", is_bot=True)
+    await world.say("reviewer-bot", "LGTM", is_bot=True)
+    await world.engine.close_turns(force=True)
+    assert world.kinds() == ["approved"]
+    state = await world.engine.load_state(world.engine_room())
+    assert state.approved and not state.task_active
+    await world.say("bob", "task two")
+    state = await world.engine.load_state(world.engine_room())
+    assert state.task_active and state.humans == ["bob"]
+
+
+async def test_messages_are_never_lost_when_oversized(world: World) -> None:
+    await world.say("alice", "x" * 100_000)
+    rows = await world.storage._all("SELECT length(text) AS n FROM messages")
+    assert 40_000 <= rows[0]["n"] < 40_100
+
+
+async def test_objection_constants_are_distinct() -> None:
+    assert len(set(OBJECTIONS)) == 3 and len(set(PUSHBACKS)) == 2
