@@ -60,6 +60,7 @@ class ArbitrationFlow:
                 await tx.update_arbitration(
                     arbitration_id, status="running", progress_outbox_id=progress_id
                 )
+        engine.outbox.note(room.id)
         await engine.outbox.flush(room.id)
 
         deadlock = Deadlock(Trigger(trigger), str(evidence.get("after_message", "")), evidence)
@@ -82,6 +83,7 @@ class ArbitrationFlow:
         latency = outcome.latency_ms or int((time.monotonic() - started) * 1000)
         await self._record(room, state, arbitration_id, deadlock.trigger, progress_id, outcome,
                            latency, values)
+        engine.outbox.note(room.id)
         await engine.outbox.flush(room.id)
 
     async def _record(

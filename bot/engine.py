@@ -166,18 +166,25 @@ class Engine:
         self, room: RoomKey, message: IncomingMessage, role: Role, text: str
     ) -> None:
         state = await self.load_state(room)
+        before = state.model_dump_json()  # put back if this message is a redelivery
         if state.eof_snapshot is not None:
             state = self._resume_after_eof(room, state, role)
         thresholds, values = await self.thresholds(room)
+        events: list[detection.Event] = []
         turn = state.open_turn
         if turn is not None and (
             turn.role != role or detection.is_quiet(turn, message.ts, thresholds)
-        ) and not await self.storage.message_exists(room.platform, message.message_id):
-            # Another role speaks: the open turn ends here. Judge it (and
-            # arbitrate) before this message, which may answer what it triggered.
-            await self._close_turn(room, state, force=True)
-        before = state.model_copy(deep=True)
-        events: list[detection.Event] = []
+        ):
+            # Another role speaks (or silence fell): the open turn ends here.
+            events = detection.close_turn(state, thresholds)
+            if any(isinstance(e, Deadlock) for e in events):
+                # Arbitrate first: this very message may answer what the turn triggered.
+                if await self.storage.message_exists(room.platform, message.message_id):
+                    self._restore(room, before)
+                    return
+                await self._persist_closed(room, state, events)
+                events = []
+        task_open = state.task_active and not state.approved
         answer = None
         if role is Role.USER:
             if state.awaiting_escalation is not None:
@@ -198,11 +205,9 @@ class Engine:
         async with self.storage.transaction() as tx:
             seq = await tx.insert_message(row)
             if seq is None:
-                self._states.put(room.id, before)  # a duplicate changes nothing
+                self._restore(room, before)
                 return
-            if role is Role.USER and (answer is None or answer.starts_epoch) and (
-                not before.task_active or before.approved
-            ):
+            if role is Role.USER and not task_open and (answer is None or answer.starts_epoch):
                 state.task_start_seq = seq
             if answer is not None:
                 await self.escalations.apply_reply(tx, room, state, answer, message)
@@ -218,12 +223,16 @@ class Engine:
             )
         self._track_open(room, state)
         if answer is not None:
+            self.outbox.note(room.id)
             self.escalations.announce(room, answer)
         self._emit_detection(room, events)
         for deadlock, arbitration_id in zip(deadlocks, arbitration_ids, strict=True):
             await self.arbitration.run(
                 room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
             )
+
+    def _restore(self, room: RoomKey, state_json: str) -> None:
+        self._states.put(room.id, RoomState.model_validate_json(state_json))
 
     def _resume_after_eof(self, room: RoomKey, state: RoomState, role: Role) -> RoomState:
         snapshot = RoomState.model_validate_json(state.eof_snapshot or "{}")
@@ -300,9 +309,15 @@ class Engine:
             events = detection.close_if_quiet(state, self.clock.now(), thresholds)
         if not events:
             return
-        deadlocks = [e for e in events if isinstance(e, Deadlock)]
         if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):
             state.eof_snapshot = snapshot
+        await self._persist_closed(room, state, events)
+
+    async def _persist_closed(
+        self, room: RoomKey, state: RoomState, events: list[detection.Event]
+    ) -> None:
+        """Save a closed turn's state, then arbitrate the deadlocks it triggered."""
+        deadlocks = [e for e in events if isinstance(e, Deadlock)]
         async with self.storage.transaction() as tx:
             ids = [
                 await tx.create_arbitration(

@@ -201,6 +201,7 @@ class EscalationFlow:
                         Rejection.ALREADY_ANSWERED, fresh, reply.language
                     )
             self.announce(room, reply)
+        engine.outbox.note(room.id)
         await engine.outbox.flush(room.id)
         return AnswerResult(accepted=reply.kind is not None, private_text=reply.private_text)
 

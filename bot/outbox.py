@@ -27,10 +27,19 @@ class Outbox:
         self.storage = storage
         self.transports = transports
         self.clock = clock
+        self._dirty: set[str] = set()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    def note(self, room_id: str) -> None:
+        """Something was enqueued for this room; the next `flush(room_id)` looks."""
+        self._dirty.add(room_id)
 
     async def flush(self, room_id: str | None = None) -> None:
         """Send what is pending (for one room, or everywhere)."""
+        if room_id is not None:
+            if room_id not in self._dirty:
+                return  # nothing enqueued here since the last flush: skip the query
+            self._dirty.discard(room_id)
         rows = await self.storage.pending_outbox(limit=500)
         by_room: dict[str, list[OutboxRow]] = defaultdict(list)
         for row in rows:

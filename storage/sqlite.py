@@ -201,7 +201,10 @@ class SqliteStorage(Storage):
         return self._db
 
     async def open(self) -> None:
-        self._db = await aiosqlite.connect(self.path, isolation_level=None)
+        # IMMEDIATE: the sqlite3 module opens the write transaction itself right
+        # before the first write of a unit of work, in the same call (no extra
+        # round trip to aiosqlite's thread); `commit()` ends it.
+        self._db = await aiosqlite.connect(self.path, isolation_level="IMMEDIATE")
         self._db.row_factory = aiosqlite.Row
         await self._db.execute("PRAGMA journal_mode=WAL")
         await self._db.execute("PRAGMA synchronous=NORMAL")
@@ -215,6 +218,8 @@ class SqliteStorage(Storage):
 
     async def _migrate(self) -> None:
         async with self._lock:
+            if self.db.in_transaction:
+                await self.db.commit()
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 await self.db.execute(
@@ -230,9 +235,9 @@ class SqliteStorage(Storage):
                         await self.db.execute(
                             "INSERT INTO schema_version (version) VALUES (?)", (version,)
                         )
-                await self.db.execute("COMMIT")
+                await self.db.commit()
             except BaseException:
-                await self.db.execute("ROLLBACK")
+                await self.db.rollback()
                 raise
 
     async def close(self) -> None:
@@ -245,13 +250,14 @@ class SqliteStorage(Storage):
         async with self._lock:
             self._owner = asyncio.current_task()
             try:
-                await self.db.execute("BEGIN IMMEDIATE")
                 try:
                     yield SqliteTransaction(self.db)
                 except BaseException:
-                    await self.db.execute("ROLLBACK")
+                    if self.db.in_transaction:
+                        await self.db.rollback()
                     raise
-                await self.db.execute("COMMIT")
+                if self.db.in_transaction:
+                    await self.db.commit()
             finally:
                 self._owner = None
 
