@@ -62,6 +62,19 @@ async def check_endpoint(base_url: str | None, *, allow_private: bool) -> None:
         raise EndpointRefused(f"{host} resolves to a private/loopback/link-local address")
 
 
+def _key_for(ref: MoAModel) -> str | None:
+    """The reference's key: its own variable, or the vendor's for the vendor's endpoint.
+
+    The vendor key is never sent to a custom `base_url`: that would hand an
+    OpenAI/Anthropic key to whoever runs that server.
+    """
+    if ref.api_key_env:
+        return os.environ.get(ref.api_key_env)
+    if ref.base_url is None:
+        return os.environ.get("OPENAI_API_KEY" if ref.backend == "openai" else "ANTHROPIC_API_KEY")
+    return None
+
+
 async def _one(
     ref: MoAModel,
     system: str,
@@ -76,7 +89,7 @@ async def _one(
         log.warning("MoA reference %s refused: %s", ref.name, exc)
         return None
     policy = CallPolicy(timeout=ref.timeout, retries=0)
-    key = os.environ.get(ref.api_key_env) if ref.api_key_env else None
+    key = _key_for(ref)
     cls = OpenAIBackend if ref.backend == "openai" else AnthropicBackend
     backend = cls(
         model=ref.model,
