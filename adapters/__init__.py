@@ -1,0 +1,1 @@
+"""Platform adapters: translate platform payloads to and from the core types."""

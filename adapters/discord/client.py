@@ -1,0 +1,213 @@
+"""The discord.Client subclass: gateway events in, core calls out.
+
+A plain Client with an `on_message` listener, not `commands.Bot`: the agents
+are bots, and the command framework ignores bot authors. Slash commands are an
+app-command group; escalation buttons are a DynamicItem registered at set-up,
+so clicks on messages posted before a restart still resolve.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+
+from adapters.discord import translate
+from adapters.discord.commands import build_group
+from adapters.discord.components import EscalationButton
+from adapters.discord.render import MESSAGE_LIMIT
+from adapters.discord.transport import DiscordTransport
+from bot.chunking import split_text
+from bot.lru import LRU
+from bot.models import AnswerResult, CommandReply
+from bot.ports import Core
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Discord drops an interaction not answered within 3 s; past this we defer first.
+ACK_DEADLINE = 1.5
+
+NOT_HERE = "⚠️ 여기에서는 사용할 수 없습니다. (Not usable here.)"
+INTERNAL_ERROR = "⚠️ 처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요. (Internal error.)"
+
+_CHANNEL_CLASSES = (
+    discord.TextChannel,
+    discord.VoiceChannel,
+    discord.StageChannel,
+    discord.ForumChannel,
+)
+
+
+def intents() -> discord.Intents:
+    """guilds + guild_messages + message_content (privileged: enable it in the portal)."""
+    value = discord.Intents.none()
+    value.guilds = True
+    value.guild_messages = True
+    value.message_content = True
+    return value
+
+
+class TribunalClient(discord.Client):
+    def __init__(self, core: Core, **options: Any) -> None:
+        options.setdefault("max_messages", None)  # the core stores what it needs
+        super().__init__(
+            intents=intents(), allowed_mentions=discord.AllowedMentions.none(), **options
+        )
+        self.core = core
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(build_group())
+        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+        self.transport = DiscordTransport(self)
+        self.ack_deadline = ACK_DEADLINE
+        # channel id -> thread parent id (0: not a thread), learnt over REST
+        self._parents: LRU[int, int] = LRU(10_000)
+        self._channel_locks: dict[int, list[Any]] = {}  # channel id -> [lock, users]
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(EscalationButton)
+
+    # -- rooms -----------------------------------------------------------------
+
+    async def resolve_room(self, channel: Any) -> tuple[str, str | None] | None:
+        """The room of a channel object, asking REST once if the cache does not know it."""
+        if isinstance(channel, discord.Thread) and channel.parent_id:
+            return str(channel.parent_id), str(channel.id)
+        if isinstance(channel, _CHANNEL_CLASSES):
+            return str(channel.id), None
+        channel_id = getattr(channel, "id", None)
+        if channel_id is None:
+            return None
+        parent = self._parents.get(channel_id)
+        if parent is None:
+            room = translate.room_of(channel)
+            if room is not None and getattr(channel, "type", None) is not None:
+                return room
+            try:
+                fetched = await self.fetch_channel(channel_id)
+            except discord.HTTPException as exc:
+                log.warning("cannot resolve channel %s: HTTP %s code %s", channel_id,
+                            exc.status, exc.code)
+                return None
+            except (KeyError, ValueError, TypeError):
+                log.warning("cannot resolve channel %s: malformed payload", channel_id)
+                return None
+            is_thread = translate.is_thread(fetched)
+            parent = (getattr(fetched, "parent_id", None) or 0) if is_thread else 0
+            self._parents.put(channel_id, parent)
+        return (str(parent), str(channel_id)) if parent else (str(channel_id), None)
+
+    # -- messages --------------------------------------------------------------
+
+    async def on_message(self, message: discord.Message) -> None:
+        if self.user is not None and message.author.id == self.user.id:
+            return
+        if message.guild is None:
+            return
+        # discord.py runs each event in its own task; keep a channel's messages in order.
+        key = message.channel.id
+        entry = self._channel_locks.setdefault(key, [asyncio.Lock(), 0])
+        entry[1] += 1
+        try:
+            async with entry[0]:
+                await self._handle_message(message)
+        finally:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del self._channel_locks[key]
+
+    async def _handle_message(self, message: discord.Message) -> None:
+        try:
+            room = await self.resolve_room(message.channel)
+            if room is None:
+                return
+            incoming = translate.to_incoming(
+                message, self_id=self.user.id if self.user else None, room=room
+            )
+            if incoming is not None:
+                await self.core.on_message(incoming)
+        except Exception:
+            log.exception("failed to handle discord message %s", message.id)
+
+    # -- interactions ----------------------------------------------------------
+
+    async def _soon(
+        self, interaction: discord.Interaction, work: Awaitable[T], *, ephemeral: bool
+    ) -> T:
+        """Run the core call; defer the interaction if it is not done before the deadline."""
+        task = asyncio.ensure_future(work)
+        done, _ = await asyncio.wait({task}, timeout=self.ack_deadline)
+        if not done and not interaction.response.is_done():
+            try:
+                await interaction.response.defer(ephemeral=ephemeral, thinking=ephemeral)
+            except discord.HTTPException as exc:
+                log.warning("could not defer interaction: HTTP %s code %s", exc.status, exc.code)
+        return await task
+
+    async def handle_click(
+        self, interaction: discord.Interaction, escalation_id: int, option: int
+    ) -> None:
+        """A button of an escalation: ack fast, let the core decide, tell a refused clicker."""
+        try:
+            # The escalation id alone finds the room in the core; the channel is a courtesy.
+            room = await self.resolve_room(interaction.channel) or (
+                str(interaction.channel_id or ""), None)
+            click = translate.to_click(
+                interaction, escalation_id=escalation_id, option=option, room=room
+            )
+            async with self.transport.interaction_scope(interaction):
+                result: AnswerResult = await self._soon(
+                    interaction, self.core.on_button(click), ephemeral=False
+                )
+            if result.private_text:
+                await self.transport.reply_ephemeral(interaction, result.private_text)
+            elif not interaction.response.is_done():
+                await interaction.response.defer()  # silent ack; the core edits the message
+        except Exception:
+            log.exception("failed to handle click on escalation %s", escalation_id)
+            await self._fail_safe(interaction)
+
+    async def handle_command(self, interaction: discord.Interaction, text: str) -> None:
+        """`/arbiter ...`: the reply is ephemeral; admin rights come from the member's perms."""
+        try:
+            room = await self.resolve_room(interaction.channel)
+            if room is None:
+                await self.transport.reply_ephemeral(interaction, NOT_HERE)
+                return
+            request = translate.to_command(interaction, text=text, room=room)
+            async with self.transport.interaction_scope(interaction):
+                reply: CommandReply = await self._soon(
+                    interaction, self.core.on_command(request), ephemeral=True
+                )
+            await self._send_reply(interaction, reply)
+        except Exception:
+            log.exception("failed to handle /arbiter %s", text.split(" ", 1)[0])
+            await self._fail_safe(interaction)
+
+    async def _send_reply(self, interaction: discord.Interaction, reply: CommandReply) -> None:
+        """The core's reply, split like any post (`status` can outgrow 2000 characters)."""
+        mentions = discord.AllowedMentions.none()
+        for part in split_text(reply.text or "\u200b", MESSAGE_LIMIT):
+            if interaction.response.is_done():
+                await interaction.followup.send(part, ephemeral=reply.ephemeral,
+                                                allowed_mentions=mentions)
+            else:
+                await interaction.response.send_message(part, ephemeral=reply.ephemeral,
+                                                        allowed_mentions=mentions)
+
+    async def _fail_safe(self, interaction: discord.Interaction) -> None:
+        try:
+            await self.transport.reply_ephemeral(interaction, INTERNAL_ERROR)
+        except Exception:
+            log.warning("could not report an error to the user", exc_info=True)
+
+    async def _on_tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        log.error("app command error: %s", error)
+        await self._fail_safe(interaction)

@@ -1,0 +1,83 @@
+"""The `/arbiter` app-command group (DESIGN §6): Discord options -> the core's command text.
+
+Every subcommand only rebuilds the text a Slack user would type after
+`/arbiter` and hands it to the client; parsing, validation, permissions for
+changes and the audit log all live in the core. The group is guild-only and
+has no `default_permissions`, because members must still see `status` and
+`history`; admin rights are checked in code on every call.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import discord
+from discord import app_commands
+
+from adapters.discord.translate import command_text
+
+
+class CommandHandler(Protocol):
+    async def handle_command(self, interaction: discord.Interaction, text: str) -> None: ...
+
+
+def _handler(interaction: discord.Interaction) -> CommandHandler:
+    return interaction.client  # type: ignore[return-value]
+
+
+def _user_ref(user: discord.abc.User | None) -> str | None:
+    return f"<@{user.id}>" if user is not None else None
+
+
+def build_group() -> app_commands.Group:
+    group = app_commands.Group(
+        name="arbiter",
+        description="Tribunal: deadlock arbiter for agent rooms",
+        guild_only=True,
+    )
+
+    @group.command(name="status", description="Room state, counters, thresholds, last verdict")
+    async def status(interaction: discord.Interaction) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("status"))
+
+    @group.command(name="threshold", description="Rounds without progress before arbitration")
+    @app_commands.describe(n="rounds without progress (1-20)")
+    async def threshold(interaction: discord.Interaction, n: int) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("threshold", n))
+
+    @group.command(name="max-rounds", description="Rounds in one task before arbitration")
+    @app_commands.describe(n="rounds (1-50)")
+    async def max_rounds(interaction: discord.Interaction, n: int) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("max-rounds", n))
+
+    @group.command(name="summon", description="Arbitrate this room now")
+    async def summon(interaction: discord.Interaction) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("summon"))
+
+    @group.command(name="pause", description="Stop watching this channel")
+    async def pause(interaction: discord.Interaction) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("pause"))
+
+    @group.command(name="resume", description="Start watching this channel again")
+    async def resume(interaction: discord.Interaction) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("resume"))
+
+    @group.command(name="roles", description="Bind the owner and reviewer agents of this channel")
+    @app_commands.describe(owner="the implementing agent", reviewer="the verifying agent")
+    async def roles(
+        interaction: discord.Interaction,
+        owner: discord.User | None = None,
+        reviewer: discord.User | None = None,
+    ) -> None:
+        parts = []
+        if owner is not None:
+            parts.append(f"owner:{_user_ref(owner)}")
+        if reviewer is not None:
+            parts.append(f"reviewer:{_user_ref(reviewer)}")
+        await _handler(interaction).handle_command(interaction, command_text("roles", *parts))
+
+    @group.command(name="history", description="Recent verdicts in this room")
+    async def history(interaction: discord.Interaction) -> None:
+        await _handler(interaction).handle_command(interaction, command_text("history"))
+
+    return group

@@ -1,0 +1,132 @@
+"""DiscordAdapter: what `tribunal run` starts when DISCORD_BOT_TOKEN is set.
+
+`start()` logs in, connects in a background task, waits for READY and syncs
+`/arbiter` (to TRIBUNAL_DISCORD_GUILD_IDS, instant, or globally); `stop()`
+closes the connection. `.transport` exists before `start()` so the engine can
+register it first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from typing import Any
+
+import discord
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from adapters.discord.client import TribunalClient
+from adapters.discord.transport import DiscordTransport
+from bot.config import Settings
+from bot.ports import Core
+
+log = logging.getLogger(__name__)
+
+API_VERSION = 10
+DEFAULT_API_BASE = f"https://discord.com/api/v{API_VERSION}"
+DEFAULT_GATEWAY = yarl.URL("wss://gateway.discord.gg/")
+
+
+def api_base(url: str | None) -> str:
+    """`http://host:port` or `.../api/v10` -> the REST base discord.py prefixes to routes."""
+    if not url:
+        return DEFAULT_API_BASE
+    url = url.rstrip("/")
+    return url if re.search(r"/api/v\d+$", url) else f"{url}/api/v{API_VERSION}"
+
+
+def configure_endpoints(api_url: str | None, gateway_url: str | None) -> None:
+    """Point discord.py at a proxy or test server.
+
+    discord.py reads the REST base from the class attribute `Route.BASE` when a
+    route is built (every REST call, interaction callbacks and webhooks alike),
+    and the first gateway URL from `DiscordWebSocket.DEFAULT_GATEWAY`; both are
+    process-wide, which matches one Discord bot per process.
+    """
+    Route.BASE = api_base(api_url)
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url) if gateway_url else DEFAULT_GATEWAY
+
+
+class DiscordAdapter:
+    def __init__(self, settings: Settings, engine: Core, **client_options: Any) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.client = TribunalClient(engine, **client_options)
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def transport(self) -> DiscordTransport:
+        return self.client.transport
+
+    async def start(self, *, ready_within: float = 60.0) -> None:
+        """Log in, connect in the background, return once READY (or raise why not)."""
+        token = self.settings.discord_bot_token
+        if token is None or not token.get_secret_value().strip():
+            raise RuntimeError("DISCORD_BOT_TOKEN is not set")
+        configure_endpoints(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        try:
+            await self.client.login(token.get_secret_value())
+        except discord.LoginFailure:
+            await self.client.close()
+            raise RuntimeError("Discord rejected DISCORD_BOT_TOKEN (401)") from None
+        except BaseException:
+            await self.client.close()
+            raise
+        self._task = asyncio.create_task(self._connect(), name="tribunal-discord-gateway")
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        done, _ = await asyncio.wait({self._task, ready}, timeout=ready_within,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if ready not in done:
+            ready.cancel()
+            error = self._task.exception() if self._task in done else None
+            await self.stop()
+            if isinstance(error, discord.PrivilegedIntentsRequired):
+                raise RuntimeError(
+                    "Discord refused the message_content intent: enable it in the developer "
+                    "portal (Bot -> Privileged Gateway Intents)"
+                ) from None
+            raise RuntimeError(f"Discord gateway did not become ready: {error!r}") from error
+        await self.sync_commands()
+        user = self.client.user
+        log.info("discord connected as %s (%s), %d guild(s)", user, user.id if user else "?",
+                 len(self.client.guilds))
+
+    async def _connect(self) -> None:
+        await self.client.connect(reconnect=True)
+
+    async def sync_commands(self) -> None:
+        """Guild sync is instant; global sync can take up to an hour to show up."""
+        tree = self.client.tree
+        guild_ids = self.settings.discord_guild_ids
+        if not guild_ids:
+            try:
+                await tree.sync()
+                log.info("synced /arbiter globally")
+            except discord.HTTPException as exc:
+                log.error("global command sync failed: HTTP %s code %s", exc.status, exc.code)
+            return
+        for raw in guild_ids:
+            if not raw.isdigit():
+                log.error("TRIBUNAL_DISCORD_GUILD_IDS: %r is not a guild id; skipped", raw)
+                continue
+            guild = discord.Object(id=int(raw))
+            tree.copy_global_to(guild=guild)
+            try:
+                await tree.sync(guild=guild)
+                log.info("synced /arbiter to guild %s", raw)
+            except discord.HTTPException as exc:
+                # 403/50001: the bot was invited without the applications.commands scope.
+                log.error("command sync to guild %s failed: HTTP %s code %s", raw, exc.status,
+                          exc.code)
+
+    async def stop(self) -> None:
+        await self.client.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None

@@ -1,0 +1,208 @@
+"""bot.ports.Transport for Discord: post, edit, private replies over REST.
+
+A logical message may span several Discord messages (2000-character limit);
+the engine only knows the first id, so the ids of the other chunks are kept
+here (and rediscovered from channel history after a restart, when the buttons
+of an old escalation must be disabled). Errors become TransportError:
+permanent for 403/404/400 (retrying cannot help), transient otherwise.
+429s are paced and retried by discord.py itself (it logs each one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import aiohttp
+import discord
+
+from adapters.discord.render import MESSAGE_LIMIT, no_mentions, render
+from bot import buttons
+from bot.models import OutgoingMessage, RoomKey
+from bot.ports import TransportError
+
+log = logging.getLogger(__name__)
+
+_KEEP_PARTS = 5000  # chunk maps remembered (LRU); older ones are rediscovered on demand
+_PERMANENT_CODES = {
+    50001: "missing access",
+    50013: "missing permissions",
+    10003: "unknown channel",
+    10008: "unknown message",
+    50035: "invalid form body (oversize?)",
+    50007: "cannot message this user",
+}
+
+
+def _target(room: RoomKey) -> int:
+    return int(room.thread or room.channel)
+
+
+@contextmanager
+def _errors(action: str, room: RoomKey) -> Iterator[None]:
+    """Translate discord.py/aiohttp failures into TransportError, with a clear log line."""
+    try:
+        yield
+    except discord.HTTPException as exc:
+        reason = _PERMANENT_CODES.get(exc.code, exc.text or "")
+        permanent = exc.status in (400, 401, 403, 404) or exc.code in _PERMANENT_CODES
+        log.error(
+            "discord %s failed in %s: HTTP %s code %s (%s)%s",
+            action, room.id, exc.status, exc.code, reason,
+            " - giving up" if permanent else " - will retry later",
+        )
+        raise TransportError(
+            f"discord {action}: HTTP {exc.status} code {exc.code} {reason}", permanent=permanent
+        ) from exc
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        log.warning("discord %s failed in %s: %s - will retry later", action, room.id,
+                    type(exc).__name__)
+        raise TransportError(f"discord {action}: {type(exc).__name__}") from exc
+
+
+class DiscordTransport:
+    """Implements bot.ports.Transport on top of a discord.Client's HTTP session."""
+
+    platform = "discord"
+
+    def __init__(self, client: discord.Client, *, limit: int = MESSAGE_LIMIT) -> None:
+        self._client = client
+        self._limit = limit
+        self._parts: OrderedDict[str, list[int]] = OrderedDict()
+        self._interactions: dict[str, discord.Interaction] = {}
+
+    def _check_connected(self) -> None:
+        """Before login (the engine may flush its outbox first) posts wait for a retry."""
+        if self._client.user is None or self._client.is_closed():
+            raise TransportError("discord client not logged in yet")
+
+    # -- Transport -------------------------------------------------------------
+
+    async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
+        self._check_connected()
+        rendered = render(message, self._limit)
+        channel = self._client.get_partial_messageable(_target(room))
+        ids: list[int] = []
+        with _errors("post", room):
+            for i, chunk in enumerate(rendered.chunks):
+                last = i == len(rendered.chunks) - 1
+                kwargs: dict[str, Any] = {"allowed_mentions": rendered.allowed_mentions}
+                if last and rendered.view is not None:
+                    kwargs["view"] = rendered.view
+                sent = await channel.send(chunk, **kwargs)
+                ids.append(sent.id)
+        self._remember(str(ids[0]), ids)
+        return str(ids[0])
+
+    async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
+        self._check_connected()
+        rendered = render(message, self._limit)
+        channel = self._client.get_partial_messageable(_target(room))
+        with _errors("edit", room):
+            ids = self._parts.get(message_id) or await self._discover(channel, message_id, message)
+            new_ids: list[int] = []
+            for i, chunk in enumerate(rendered.chunks):
+                last = i == len(rendered.chunks) - 1
+                view = rendered.view if last else None
+                if i < len(ids):
+                    await channel.get_partial_message(ids[i]).edit(
+                        content=chunk, view=view, allowed_mentions=rendered.allowed_mentions
+                    )
+                    new_ids.append(ids[i])
+                else:
+                    kwargs: dict[str, Any] = {"allowed_mentions": rendered.allowed_mentions}
+                    if view is not None:
+                        kwargs["view"] = view
+                    new_ids.append((await channel.send(chunk, **kwargs)).id)
+            for stale in ids[len(rendered.chunks):]:
+                try:  # a leftover chunk that will not go away must not re-post the message
+                    await channel.get_partial_message(stale).delete()
+                except discord.HTTPException as exc:
+                    log.warning("could not delete a stale chunk in %s: HTTP %s code %s",
+                                room.id, exc.status, exc.code)
+        self._remember(message_id, new_ids)
+
+    async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
+        """Ephemeral if the user is mid-interaction with us, else a DM, else a reply in the room."""
+        self._check_connected()
+        text = text[: self._limit]
+        interaction = self._interactions.get(user_id)
+        if interaction is not None:
+            with _errors("ephemeral reply", room):
+                await self.reply_ephemeral(interaction, text)
+            return
+        try:
+            with _errors("direct message", room):
+                dm = await self._client.create_dm(discord.Object(id=int(user_id)))
+                await dm.send(text, allowed_mentions=no_mentions())
+            return
+        except TransportError:
+            log.info("DM to a user failed in %s; replying in the room instead", room.id)
+        channel = self._client.get_partial_messageable(_target(room))
+        with _errors("post", room):
+            await channel.send(
+                f"<@{user_id}> {text}"[: self._limit],
+                allowed_mentions=discord.AllowedMentions(
+                    everyone=False, roles=False, users=[discord.Object(id=int(user_id))]
+                ),
+            )
+
+    # -- interactions ----------------------------------------------------------
+
+    @asynccontextmanager
+    async def interaction_scope(self, interaction: discord.Interaction) -> AsyncIterator[None]:
+        """While the core handles a click/command, post_private to that user goes ephemeral."""
+        key = str(interaction.user.id)
+        self._interactions[key] = interaction
+        try:
+            yield
+        finally:
+            if self._interactions.get(key) is interaction:
+                del self._interactions[key]
+
+    async def reply_ephemeral(self, interaction: discord.Interaction, text: str) -> None:
+        text = text[: self._limit] or "\u200b"
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True, allowed_mentions=no_mentions())
+        else:
+            await interaction.response.send_message(
+                text, ephemeral=True, allowed_mentions=no_mentions()
+            )
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _remember(self, key: str, ids: list[int]) -> None:
+        self._parts[key] = ids
+        self._parts.move_to_end(key)
+        while len(self._parts) > _KEEP_PARTS:
+            self._parts.popitem(last=False)
+
+    async def _discover(
+        self, channel: discord.PartialMessageable, message_id: str, message: OutgoingMessage
+    ) -> list[int]:
+        """After a restart: find the later chunks of a multi-part escalation by their buttons.
+
+        Only needed when the buttons live on a chunk other than the first; we look
+        at a few of our own messages right after the first chunk.
+        """
+        first = int(message_id)
+        if message.escalation_id is None or self._client.user is None:
+            return [first]
+        ids = [first]
+        me = self._client.user.id
+        async for later in channel.history(after=discord.Object(id=first), limit=10,
+                                           oldest_first=True):
+            if later.author.id != me:
+                continue
+            ids.append(later.id)
+            if any(
+                (decoded := buttons.decode(getattr(child, "custom_id", "") or "")) is not None
+                and decoded[0] == message.escalation_id
+                for row in later.components
+                for child in getattr(row, "children", [])
+            ):
+                return ids
+        return [first]

@@ -1,0 +1,221 @@
+"""The adapter on its own: gateway in, core calls out, replies over real HTTP (stub core)."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+import discord_payloads as P
+import pytest
+from discord_helpers import TOKEN, RecordingCore, until
+
+from bot import buttons
+from bot.chunking import split_text
+from bot.models import AnswerResult, CommandReply, Option, OutgoingMessage, RoomKey
+
+THREAD_ROOM = RoomKey("discord", P.CHANNEL, P.THREAD)
+
+
+async def test_start_identifies_with_intents_and_syncs_guild_commands(
+    fake_discord, make_settings, start_adapter, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    adapter = await start_adapter(make_settings(), RecordingCore())
+    assert adapter.client.user is not None and adapter.client.user.id == int(P.BOT)
+    identify = fake_discord.identify_payloads[0]
+    intents = discord.Intents._from_value(identify["intents"])
+    assert intents.guilds and intents.guild_messages and intents.message_content
+    assert not intents.members and not intents.presences
+    [sync] = fake_discord.find("PUT", rf"/applications/{P.APP}/guilds/{P.GUILD}/commands$")
+    [group] = sync.json
+    assert group["name"] == "arbiter"
+    subs = {o["name"] for o in group["options"]}
+    assert subs == {"status", "threshold", "max-rounds", "summon", "pause", "resume", "roles",
+                    "history"}
+    assert TOKEN not in caplog.text
+
+
+async def test_global_sync_when_no_guild_ids(fake_discord, make_settings, start_adapter):
+    await start_adapter(make_settings(discord_guild_ids=[]), RecordingCore())
+    assert fake_discord.find("PUT", rf"/applications/{P.APP}/commands$")
+    assert not fake_discord.find("PUT", r"/guilds/")
+
+
+async def test_bad_token_is_a_clear_error(fake_discord, make_settings):
+    from adapters.discord.runner import DiscordAdapter
+
+    fake_discord.fail_next("GET", r"^/users/@me$", 401, {"message": "401: Unauthorized",
+                                                         "code": 0})
+    adapter = DiscordAdapter(make_settings(), RecordingCore())
+    with pytest.raises(RuntimeError, match="DISCORD_BOT_TOKEN"):
+        await adapter.start(ready_within=5)
+
+
+async def test_message_content_intent_not_enabled_is_a_clear_error(
+    fake_discord, make_settings
+):
+    from adapters.discord.runner import DiscordAdapter
+
+    fake_discord.refuse_identify = 4014
+    adapter = DiscordAdapter(make_settings(), RecordingCore())
+    with pytest.raises(RuntimeError, match="message_content"):
+        await adapter.start(ready_within=5)
+    assert adapter.client.is_closed()
+
+
+async def test_messages_become_core_messages(fake_discord, make_settings, start_adapter):
+    core = RecordingCore()
+    await start_adapter(make_settings(), core)
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("고쳐줘", author=P.ALICE))
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("STEP_DONE x", author=P.OWNER))
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("top", channel=P.CHANNEL))
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("mine", author=P.BOT))
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("hi", author=P.STRANGER_BOT))
+    await until(lambda: len(core.messages) == 4)
+    human, owner, top, other = core.messages
+    assert (human.channel, human.thread, human.is_bot) == (P.CHANNEL, P.THREAD, False)
+    assert human.text == "고쳐줘" and human.author_id == P.ALICE
+    assert (owner.author_id, owner.is_bot) == (P.OWNER, True)
+    assert (top.channel, top.thread) == (P.CHANNEL, None)
+    assert (other.author_id, other.is_bot) == (P.STRANGER_BOT, True)  # the core ignores it
+    assert all(m.author_id != P.BOT for m in core.messages)
+
+
+async def test_thread_unknown_to_cache_is_resolved_once_over_rest(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+    await start_adapter(make_settings(), core)
+    thread = {**P.guild_create()["threads"][0], "id": "777", "name": "new thread"}
+    fake_discord.channels[777] = thread  # known to REST, not to the gateway cache
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("a", channel="777"))
+    await fake_discord.dispatch("MESSAGE_CREATE", P.message("b", channel="777"))
+    await until(lambda: len(core.messages) == 2)
+    assert [(m.channel, m.thread, m.text) for m in core.messages] == [
+        (P.CHANNEL, "777", "a"), (P.CHANNEL, "777", "b")]
+    assert len(fake_discord.find("GET", r"^/channels/777$")) == 1
+
+
+async def _post_escalation(adapter, fake, escalation_id: int = 42) -> dict:
+    message = OutgoingMessage(
+        kind="verdict", text="ESCALATE\n결정해 주세요.\n1. 배포\n2. 보류",
+        escalation_id=escalation_id,
+        options=[Option(n=1, label="배포"), Option(n=2, label="보류")],
+    )
+    message_id = await adapter.transport.post(THREAD_ROOM, message)
+    return fake.messages[int(message_id)]
+
+
+async def test_click_is_translated_and_refusal_is_ephemeral(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+    adapter = await start_adapter(make_settings(), core)
+    stored = await _post_escalation(adapter, fake_discord)
+    core.answer = AnswerResult(accepted=False, private_text="권한이 없습니다.")
+    await fake_discord.dispatch("INTERACTION_CREATE", P.button_click(
+        stored, buttons.encode(42, 2), clicker=P.MALLORY))
+    [callback] = await until(lambda: fake_discord.find("POST", r"^/interactions/.+/callback$"))
+    [click] = core.clicks
+    assert (click.escalation_id, click.option, click.user_id) == (42, 2, P.MALLORY)
+    assert (click.channel, click.thread, click.is_platform_admin) == (P.CHANNEL, P.THREAD, False)
+    assert callback.json["type"] == 4  # CHANNEL_MESSAGE_WITH_SOURCE
+    assert callback.json["data"]["flags"] & 64  # ephemeral
+    assert callback.json["data"]["content"] == "권한이 없습니다."
+
+
+async def test_accepted_click_is_acknowledged_silently(fake_discord, make_settings, start_adapter):
+    core = RecordingCore()
+    adapter = await start_adapter(make_settings(), core)
+    stored = await _post_escalation(adapter, fake_discord)
+    await fake_discord.dispatch("INTERACTION_CREATE", P.button_click(
+        stored, buttons.encode(42, 1), clicker=P.ADMIN, permissions=P.ADMIN_PERMS))
+    [callback] = await until(lambda: fake_discord.find("POST", r"^/interactions/.+/callback$"))
+    assert callback.json["type"] == 6  # DEFERRED_UPDATE_MESSAGE
+    assert core.clicks[0].is_platform_admin is True
+
+
+async def test_slow_core_is_deferred_within_three_seconds(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+    adapter = await start_adapter(make_settings(), core)
+    adapter.client.ack_deadline = 0.01
+    core.delay = 0.2
+    core.reply = CommandReply(text="느린 응답")
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash("status"))
+    await until(lambda: fake_discord.find("POST", rf"^/webhooks/{P.APP}/"))
+    [callback] = fake_discord.find("POST", r"^/interactions/.+/callback$")
+    assert callback.json["type"] == 5 and callback.json["data"]["flags"] & 64  # deferred, private
+    [followup] = fake_discord.find("POST", rf"^/webhooks/{P.APP}/")
+    assert followup.json["content"] == "느린 응답" and followup.json["flags"] & 64
+
+
+async def test_commands_carry_text_and_admin_rights(fake_discord, make_settings, start_adapter):
+    core = RecordingCore()
+    await start_adapter(make_settings(), core)
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash("threshold", {"n": 3}))
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash(
+        "max-rounds", {"n": 9}, invoker=P.ADMIN, permissions=P.ADMIN_PERMS, channel=P.CHANNEL))
+    manage_channels = str(3072 | (1 << 4))
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash(
+        "pause", invoker=P.ADMIN, permissions=manage_channels, channel=P.CHANNEL))
+    await until(lambda: len(fake_discord.find("POST", r"/callback$")) == 3)
+    by_text = {c.text: c for c in core.commands}
+    assert by_text["threshold 3"].is_platform_admin is False
+    assert (by_text["threshold 3"].channel, by_text["threshold 3"].thread) == (P.CHANNEL, P.THREAD)
+    assert by_text["max-rounds 9"].is_platform_admin is True
+    assert by_text["max-rounds 9"].thread is None
+    assert by_text["pause"].is_platform_admin is True
+    for call in fake_discord.find("POST", r"/callback$"):
+        assert call.json["type"] == 4 and call.json["data"]["flags"] & 64
+        assert call.json["data"]["allowed_mentions"] == {"parse": []}
+
+
+async def test_long_command_reply_is_split_into_private_followups(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+    core.reply = CommandReply(text="\n".join(f"판정 {i}: REVISE — 수정 필요" for i in range(300)))
+    await start_adapter(make_settings(), core)
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash("history"))
+    expected = len(split_text(core.reply.text, 2000)) - 1
+    followups = await until(
+        lambda: len(found := fake_discord.find("POST", rf"^/webhooks/{P.APP}/")) >= expected
+        and found)
+    [callback] = fake_discord.find("POST", r"/callback$")
+    parts = [callback.json["data"]["content"]] + [f.json["content"] for f in followups]
+    assert all(len(p) <= 2000 for p in parts) and len(parts) >= 3
+    assert "\n".join(parts) == core.reply.text
+    assert all(f.json["flags"] & 64 for f in followups)
+
+
+async def test_roles_command_passes_user_mentions(fake_discord, make_settings, start_adapter):
+    core = RecordingCore()
+    await start_adapter(make_settings(), core)
+    payload = P.slash("roles", invoker=P.ADMIN, permissions=P.ADMIN_PERMS)
+    payload["data"]["options"][0]["options"] = [
+        {"name": "owner", "type": 6, "value": P.OWNER},
+        {"name": "reviewer", "type": 6, "value": P.REVIEWER},
+    ]
+    payload["data"]["resolved"] = {"users": {
+        P.OWNER: P.user(P.OWNER, bot=True), P.REVIEWER: P.user(P.REVIEWER, bot=True)}}
+    await fake_discord.dispatch("INTERACTION_CREATE", payload)
+    await until(lambda: core.commands)
+    assert core.commands[0].text == f"roles owner:<@{P.OWNER}> reviewer:<@{P.REVIEWER}>"
+
+
+async def test_core_failure_gives_an_ephemeral_error_not_a_crash(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+
+    async def boom(request):
+        raise RuntimeError("db locked")
+
+    core.on_command = boom  # type: ignore[method-assign]
+    adapter = await start_adapter(make_settings(), core)
+    await fake_discord.dispatch("INTERACTION_CREATE", P.slash("status"))
+    [callback] = await until(lambda: fake_discord.find("POST", r"/callback$"))
+    assert callback.json["data"]["flags"] & 64 and "오류" in callback.json["data"]["content"]
+    assert not adapter.client.is_closed()
