@@ -95,6 +95,7 @@ class Settings(BaseSettings):
     slack_mode: Literal["socket", "http"] = "socket"
     slack_api_url: str | None = None
     http_port: int = 3000
+    http_host: str = "0.0.0.0"
 
     discord_bot_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("DISCORD_BOT_TOKEN", "discord_bot_token")

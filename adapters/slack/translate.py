@@ -1,0 +1,174 @@
+"""Slack payloads -> core types (pure functions, no I/O).
+
+Choices (see docs/slack.md):
+- a room is a thread: `(slack, channel, thread_ts)`; a top-level message opens
+  its own room with `thread = ts`;
+- the message id is `"<channel>:<ts>"` everywhere (incoming and our own posts),
+  so a Slack retry or a duplicate delivery of the same message has the same id
+  and the core stores it once;
+- edits (`message_changed`) and deletions (`message_deleted`) are not fed to
+  the core: the arbiter judges what was posted when it was posted, and an agent
+  that changes its mind posts a new message. Joins, topic changes and other
+  housekeeping subtypes are ignored too.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from bot import buttons
+from bot.models import ButtonClick, CommandRequest, IncomingMessage, Platform
+
+PLATFORM = Platform.SLACK.value
+# Subtypes that carry a real message; everything else is housekeeping or an edit.
+MESSAGE_SUBTYPES = {None, "bot_message", "thread_broadcast", "file_share", "me_message"}
+_USER_MENTION = re.compile(r"<@([UWB][A-Z0-9]+)(?:\|[^>]*)?>")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who we are (from auth.test), to drop our own messages."""
+
+    user_id: str | None
+    bot_id: str | None
+    team_id: str | None = None
+
+    def is_me(self, event: dict[str, Any]) -> bool:
+        user, bot = event.get("user"), event.get("bot_id")
+        return bool((user and user == self.user_id) or (bot and bot == self.bot_id))
+
+
+def message_id(channel: str, ts: str) -> str:
+    return f"{channel}:{ts}"
+
+
+def split_message_id(value: str, channel: str) -> tuple[str, str]:
+    """(channel, ts) from our id; a bare ts is accepted for robustness."""
+    if ":" in value:
+        chan, ts = value.rsplit(":", 1)
+        return chan or channel, ts
+    return channel, value
+
+
+def ts_to_datetime(ts: str | None) -> datetime:
+    try:
+        return datetime.fromtimestamp(float(ts or ""), UTC)
+    except (TypeError, ValueError, OverflowError):
+        return datetime.now(UTC)
+
+
+def unescape(text: str) -> str:
+    """Slack sends `&amp; &lt; &gt;`; the core wants the characters."""
+    return html.unescape(text) if "&" in text else text
+
+
+def _blocks_text(blocks: list[Any]) -> str:
+    """Text of rich_text/section blocks, for messages that carry no `text`."""
+
+    def walk(node: Any, out: list[str]) -> None:
+        if isinstance(node, dict):
+            if node.get("type") in ("text", "mrkdwn", "plain_text") and isinstance(
+                node.get("text"), str
+            ):
+                out.append(node["text"])
+                return
+            for value in node.values():
+                walk(value, out)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item, out)
+
+    lines = []
+    for block in blocks:
+        parts: list[str] = []
+        walk(block, parts)
+        if parts:
+            lines.append("".join(parts))
+    return "\n".join(lines)
+
+
+def message_text(event: dict[str, Any]) -> str:
+    text = event.get("text")
+    if not isinstance(text, str) or not text.strip():
+        text = _blocks_text(event.get("blocks") or [])
+    if not text.strip():
+        attachments = event.get("attachments") or []
+        text = "\n".join(str(a.get("fallback") or a.get("text") or "") for a in attachments
+                         if isinstance(a, dict))
+    return unescape(text)
+
+
+def _author_name(event: dict[str, Any]) -> str | None:
+    profile = event.get("user_profile") or {}
+    bot_profile = event.get("bot_profile") or {}
+    return (profile.get("display_name") or profile.get("real_name") or bot_profile.get("name")
+            or event.get("username") or None)
+
+
+def incoming_message(event: dict[str, Any], me: Identity) -> IncomingMessage | None:
+    """A `message` event as the core sees it, or None when it is not for the core."""
+    if event.get("type") != "message" or event.get("subtype") not in MESSAGE_SUBTYPES:
+        return None
+    if event.get("hidden") or me.is_me(event):
+        return None
+    channel, ts = event.get("channel"), event.get("ts")
+    user, bot_id = event.get("user"), event.get("bot_id")
+    author = user or bot_id
+    if not (isinstance(channel, str) and isinstance(ts, str) and author):
+        return None
+    alt_ids = [i for i in (bot_id, event.get("app_id")) if i and i != author]
+    is_bot = bool(bot_id) or event.get("subtype") == "bot_message" or "bot_profile" in event
+    return IncomingMessage(
+        platform=PLATFORM,
+        channel=channel,
+        thread=event.get("thread_ts") or ts,
+        message_id=message_id(channel, ts),
+        author_id=str(author),
+        author_name=_author_name(event),
+        author_alt_ids=alt_ids,
+        text=message_text(event),
+        ts=ts_to_datetime(ts),
+        is_bot=is_bot,
+    )
+
+
+def button_click(body: dict[str, Any], action: dict[str, Any], *,
+                 is_platform_admin: bool) -> ButtonClick | None:
+    """A `block_actions` click on one of our escalation buttons, or None."""
+    decoded = buttons.decode(str(action.get("value") or action.get("action_id") or ""))
+    if decoded is None:
+        return None
+    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get(
+        "channel_id")
+    message = body.get("message") or {}
+    container = body.get("container") or {}
+    thread = message.get("thread_ts") or container.get("thread_ts") or message.get(
+        "ts") or container.get("message_ts")
+    user = (body.get("user") or {}).get("id")
+    if not channel or not user:
+        return None
+    return ButtonClick(platform=PLATFORM, channel=channel, thread=thread,
+                       escalation_id=decoded[0], option=decoded[1], user_id=user,
+                       is_platform_admin=is_platform_admin)
+
+
+def command_text(text: str) -> str:
+    """`<@U123|name>` -> `U123` so role bindings get plain ids; entities unescaped."""
+    return unescape(_USER_MENTION.sub(r"\1", text or "")).strip()
+
+
+def command_request(body: dict[str, Any], *, is_platform_admin: bool) -> CommandRequest:
+    return CommandRequest(platform=PLATFORM, channel=str(body.get("channel_id") or ""),
+                          thread=body.get("thread_ts") or None,
+                          user_id=str(body.get("user_id") or ""),
+                          text=command_text(str(body.get("text") or "")),
+                          is_platform_admin=is_platform_admin)
+
+
+def is_admin_user(user: dict[str, Any]) -> bool:
+    """Workspace admins and owners (users.info) count as platform admins."""
+    return bool(user.get("is_admin") or user.get("is_owner") or user.get("is_primary_owner"))

@@ -1,0 +1,178 @@
+"""`bot.ports.Transport` over slack_sdk's AsyncWebClient.
+
+Rate limits: the client carries slack_sdk's retry handlers (429 honours
+Retry-After; connection resets and 5xx retried once), and posts are paced per
+channel (Slack allows about one chat.postMessage per second per channel), so a
+burst of verdicts queues instead of causing a 429 storm. Errors are logged by
+Slack error code (never with the token) and surface as `TransportError`;
+`permanent=True` when retrying cannot help, so the engine's outbox stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.render import Rendered, neutralise, render, render_plain
+from adapters.slack.translate import PLATFORM, message_id, split_message_id
+from bot.models import OutgoingMessage, RoomKey
+from bot.ports import TransportError
+
+log = logging.getLogger("tribunal.slack")
+
+# Retrying cannot fix these: the channel, the message or our rights are gone.
+PERMANENT_ERRORS = frozenset({
+    "not_in_channel", "channel_not_found", "is_archived", "msg_too_long", "no_text",
+    "invalid_blocks", "invalid_blocks_format", "too_many_attachments", "invalid_arguments",
+    "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
+    "no_permission", "missing_scope", "not_allowed_token_type", "restricted_action",
+    "ekm_access_denied", "team_access_not_granted", "cant_update_message",
+    "message_not_found", "edit_window_closed", "user_not_in_channel", "user_not_found",
+})
+AUTH_ERRORS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked",
+                         "token_expired", "missing_scope", "no_permission"})
+# Worth one more try with text only: Slack refused the rendering, not the post.
+RENDERING_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long"})
+_HINTS = {
+    "not_in_channel": "invite the bot to the channel (/invite @tribunal)",
+    "channel_not_found": "the channel is gone or the bot cannot see it",
+    "msg_too_long": "the message exceeded Slack's size limits",
+    "invalid_auth": "SLACK_BOT_TOKEN is invalid or revoked",
+    "missing_scope": "reinstall the app with the scopes in docs/slack-app-manifest.yaml",
+}
+
+
+def retry_handlers(rate_limit_retries: int = 3) -> list[AsyncRetryHandler]:
+    """slack_sdk's own handlers: connection errors, 429 (Retry-After), 500/503."""
+    return [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
+        AsyncServerErrorRetryHandler(max_retry_count=1),
+    ]
+
+
+def make_client(token: str, base_url: str | None = None) -> AsyncWebClient:
+    kwargs: dict[str, Any] = {"token": token, "retry_handlers": retry_handlers()}
+    if base_url:
+        kwargs["base_url"] = base_url if base_url.endswith("/") else base_url + "/"
+    return AsyncWebClient(**kwargs)
+
+
+def error_code(exc: SlackApiError) -> str:
+    response = getattr(exc, "response", None)
+    try:
+        return str(response["error"]) if response is not None else "unknown"
+    except (KeyError, TypeError):
+        return "unknown"
+
+
+class ChannelPacer:
+    """At most one post per `interval` seconds per channel, in order."""
+
+    def __init__(self, interval: float, *, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        self.interval = interval
+        self._clock = clock
+        self._sleep = sleep
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._next: dict[str, float] = {}
+
+    async def run(self, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        lock = self._locks.setdefault(channel, asyncio.Lock())
+        async with lock:
+            wait = self._next.get(channel, 0.0) - self._clock()
+            if wait > 0:
+                await self._sleep(wait)
+            try:
+                return await call()
+            finally:
+                self._next[channel] = self._clock() + self.interval
+
+
+class SlackTransport:
+    """What the engine posts through; message ids are `"<channel>:<ts>"`."""
+
+    platform = PLATFORM
+
+    def __init__(self, client: AsyncWebClient, *, post_interval: float = 1.0) -> None:
+        self.client = client
+        self.pacer = ChannelPacer(post_interval)
+
+    async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
+        async def send(r: Rendered) -> Any:
+            kwargs: dict[str, Any] = {"channel": room.channel, "text": r.text,
+                                      "unfurl_links": False, "unfurl_media": False}
+            if r.blocks:
+                kwargs["blocks"] = r.blocks
+            if room.thread:
+                kwargs["thread_ts"] = room.thread
+            return await self.pacer.run(room.channel,
+                                        lambda: self.client.chat_postMessage(**kwargs))
+
+        response = await self._with_fallback("chat.postMessage", room, message, send)
+        return message_id(str(response.get("channel") or room.channel), str(response["ts"]))
+
+    async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
+        channel, ts = split_message_id(message_id, room.channel)
+
+        async def send(r: Rendered) -> Any:
+            # Empty blocks on update would keep the old buttons; send a section instead.
+            return await self.client.chat_update(channel=channel, ts=ts, text=r.text,
+                                                 blocks=r.blocks or _text_blocks(r.text))
+
+        await self._with_fallback("chat.update", room, message, send)
+
+    async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
+        kwargs: dict[str, Any] = {"channel": room.channel, "user": user_id,
+                                  "text": neutralise(text)}
+        if room.thread:
+            kwargs["thread_ts"] = room.thread
+        await self._call("chat.postEphemeral", room, lambda: self.client.chat_postEphemeral(
+            **kwargs))
+
+    async def _with_fallback(self, method: str, room: RoomKey, message: OutgoingMessage,
+                             send: Callable[[Rendered], Awaitable[Any]]) -> Any:
+        """Send the Block Kit rendering; if Slack refuses it, once more as plain text."""
+        try:
+            return await self._call(method, room, lambda: send(render(message)))
+        except TransportError as exc:
+            if str(exc).split(":", 1)[0] not in RENDERING_ERRORS:
+                raise
+            log.warning("slack %s: retrying %s as plain text", method, message.kind.value)
+            return await self._call(method, room, lambda: send(render_plain(message)))
+
+    async def _call(self, method: str, room: RoomKey,
+                    call: Callable[[], Awaitable[Any]]) -> Any:
+        try:
+            return await call()
+        except SlackApiError as exc:
+            code = error_code(exc)
+            status = getattr(exc.response, "status_code", 0)
+            permanent = code in PERMANENT_ERRORS
+            hint = _HINTS.get(code, "")
+            level = logging.ERROR if permanent or code in AUTH_ERRORS else logging.WARNING
+            log.log(level, "slack %s failed in %s (thread %s): %s%s (http %s)", method,
+                    room.channel, room.thread, code, f" - {hint}" if hint else "", status)
+            raise TransportError(f"{code}: slack {method} failed", permanent=permanent) from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.warning("slack %s to %s: network error %s", method, room.channel,
+                        type(exc).__name__)
+            raise TransportError(f"network: slack {method} failed") from exc
+
+
+def _text_blocks(text: str) -> list[dict[str, Any]]:
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": text[:3000],
+                                         "verbatim": True}}]
