@@ -1,0 +1,66 @@
+"""`tribunal replay --json` with a real LLM backend (a local fake OpenAI server)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from tests.fakes.llm_servers import FakeLLMServer
+
+TRANSCRIPT = Path(__file__).parent.parent / "transcripts" / "circular_en.jsonl"
+SECRET_VARS = ("SLACK_", "DISCORD_", "TRIBUNAL_", "OPENAI_", "ANTHROPIC_")
+
+
+async def replay(env: dict[str, str]) -> tuple[int, list[dict[str, object]], str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_VARS)}
+    clean.update(env)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "replay", str(TRANSCRIPT), "--json", env=clean,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    events = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    return proc.returncode or 0, events, err.decode()
+
+
+async def test_replay_with_openai_backend_reports_llm_source(tmp_path: Path) -> None:
+    verdict = ("REVISE The reviewer is right: shop/cart.py:88 `total()` rounds before summing.\n"
+               "Fix `total()` to sum first, then round once; keep the clock mock out of it.")
+    async with FakeLLMServer() as fake:
+        fake.reply(verdict)
+        code, events, err = await replay({
+            "TRIBUNAL_DATABASE": str(tmp_path / "llm.db"),
+            "TRIBUNAL_ARBITER_BACKEND": "openai",
+            "TRIBUNAL_ARBITER_BASE_URL": fake.openai_base_url,
+            "TRIBUNAL_ARBITER_MODEL": "test-model",
+            "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        })
+        prompt = fake.prompt_of(0)
+    assert code == 0, err
+    assert "sk-test-not-a-real-key" not in err
+    kinds = [e["event"] for e in events]
+    assert kinds[:2] == ["deadlock", "verdict"]
+    assert events[1]["verdict"] == "REVISE" and events[1]["source"] == "llm"
+    assert events[1]["options"] == []
+    # REVISE starts a new epoch: later digits are plain human messages, not answers.
+    assert "escalation_answered" not in kinds
+    assert "shop/cart.py:88" in prompt and "no_progress" in prompt
+
+
+async def test_replay_with_unreachable_backend_falls_back(tmp_path: Path) -> None:
+    code, events, err = await replay({
+        "TRIBUNAL_DATABASE": str(tmp_path / "down.db"),
+        "TRIBUNAL_ARBITER_BACKEND": "openai",
+        "TRIBUNAL_ARBITER_BASE_URL": "http://127.0.0.1:9/v1",
+        "TRIBUNAL_ARBITER_RETRIES": "0",
+        "TRIBUNAL_ARBITER_TIMEOUT": "2",
+        "OPENAI_API_KEY": "sk-test",
+    })
+    assert code == 0, err
+    verdict = next(e for e in events if e["event"] == "verdict")
+    assert verdict["verdict"] == "ESCALATE" and verdict["source"] == "fallback"
+    assert len(verdict["options"]) >= 2  # type: ignore[arg-type]
+    assert "escalation_answered" in [e["event"] for e in events]
