@@ -21,9 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
-NOT_ADMIN = (
-    "⛔ 이 명령은 관리자만 사용할 수 있습니다. (Only admins can use this subcommand.)"
-)
+NOT_ADMIN = "⛔ 이 명령은 관리자만 사용할 수 있습니다. (Only admins can use this subcommand.)"
 NO_ROOM = "ℹ️ 이 채널에는 아직 대화방이 없습니다. (No room in this channel yet.)"
 
 
@@ -59,8 +57,12 @@ class AdminCommands:
     ) -> None:
         async with self.engine.storage.transaction() as tx:
             await tx.add_audit(
-                at=self.engine.clock.now(), platform=request.platform, channel=request.channel,
-                user_id=request.user_id, action=action, scope=scope,
+                at=self.engine.clock.now(),
+                platform=request.platform,
+                channel=request.channel,
+                user_id=request.user_id,
+                action=action,
+                scope=scope,
                 before=json.dumps(before, ensure_ascii=False),
                 after=json.dumps(after, ensure_ascii=False),
             )
@@ -79,9 +81,14 @@ class AdminCommands:
         async with engine.storage.transaction() as tx:
             await tx.set_setting(scope, scope_id, key, value)
             await tx.add_audit(
-                at=engine.clock.now(), platform=request.platform, channel=request.channel,
-                user_id=request.user_id, action=action, scope=f"{scope}:{scope_id}",
-                before=json.dumps(before), after=json.dumps(value),
+                at=engine.clock.now(),
+                platform=request.platform,
+                channel=request.channel,
+                user_id=request.user_id,
+                action=action,
+                scope=f"{scope}:{scope_id}",
+                before=json.dumps(before),
+                after=json.dumps(value),
             )
         engine.channels.invalidate(request.platform, request.channel)
         return before
@@ -117,9 +124,14 @@ class AdminCommands:
         async with engine.storage.transaction() as tx:
             await tx.set_setting("channel", scope_id, key, value)
             await tx.add_audit(
-                at=engine.clock.now(), platform=request.platform, channel=request.channel,
-                user_id=request.user_id, action=action, scope=f"channel:{scope_id}",
-                before=json.dumps(info.settings.get(key)), after=json.dumps(value),
+                at=engine.clock.now(),
+                platform=request.platform,
+                channel=request.channel,
+                user_id=request.user_id,
+                action=action,
+                scope=f"channel:{scope_id}",
+                before=json.dumps(info.settings.get(key)),
+                after=json.dumps(value),
             )
         engine.channels.invalidate(request.platform, request.channel)
 
@@ -133,9 +145,14 @@ class AdminCommands:
             await tx.set_bindings(request.platform, request.channel, "owner", cmd.owner)
             await tx.set_bindings(request.platform, request.channel, "reviewer", cmd.reviewer)
             await tx.add_audit(
-                at=engine.clock.now(), platform=request.platform, channel=request.channel,
-                user_id=request.user_id, action="roles", scope=f"channel:{scope_id}",
-                before=json.dumps(before), after=json.dumps(after),
+                at=engine.clock.now(),
+                platform=request.platform,
+                channel=request.channel,
+                user_id=request.user_id,
+                action="roles",
+                scope=f"channel:{scope_id}",
+                before=json.dumps(before),
+                after=json.dumps(after),
             )
         engine.channels.invalidate(request.platform, request.channel)
         return CommandReply(
@@ -158,19 +175,32 @@ class AdminCommands:
                 )
             async with engine.storage.transaction() as tx:
                 arbitration_id = await tx.create_arbitration(
-                    room.id, state.epoch, deadlock.trigger.value, deadlock.evidence,
+                    room.id,
+                    state.epoch,
+                    deadlock.trigger.value,
+                    deadlock.evidence,
                     engine.clock.now(),
                 )
                 await tx.add_audit(
-                    at=engine.clock.now(), platform=request.platform, channel=request.channel,
-                    user_id=request.user_id, action="summon", scope=f"room:{room.id}",
-                    before=None, after=json.dumps({"arbitration": arbitration_id}),
+                    at=engine.clock.now(),
+                    platform=request.platform,
+                    channel=request.channel,
+                    user_id=request.user_id,
+                    action="summon",
+                    scope=f"room:{room.id}",
+                    before=None,
+                    after=json.dumps({"arbitration": arbitration_id}),
                 )
-        engine.emit({
-            "event": "deadlock", "room": room.label, "after_message": "",
-            "trigger": deadlock.trigger.value, "stalled_rounds": state.stalled_rounds,
-            "rounds": state.rounds,
-        })
+        engine.emit(
+            {
+                "event": "deadlock",
+                "room": room.label,
+                "after_message": "",
+                "trigger": deadlock.trigger.value,
+                "stalled_rounds": state.stalled_rounds,
+                "rounds": state.rounds,
+            }
+        )
         engine.spawn(engine.resume_arbitration(room, arbitration_id))
         return CommandReply(text="⚖️ 중재를 요청했습니다. (Arbitration requested.)")
 
@@ -192,7 +222,8 @@ class AdminCommands:
             state = await engine.load_state(room)
             lines.append(
                 f"방 {room.thread or room.channel}: epoch {state.epoch}, 라운드 {state.rounds},"
-                f" 진전 없는 라운드 {state.stalled_rounds}, 승인됨 {'예' if state.approved else '아니오'}"
+                f" 진전 없는 라운드 {state.stalled_rounds},"
+                f" 승인됨 {'예' if state.approved else '아니오'}"
             )
             if state.last_detection:
                 d = state.last_detection
@@ -228,7 +259,12 @@ class AdminCommands:
         return CommandReply(text="\n".join(lines))
 
     async def configure_channel(
-        self, platform: str, channel: str, *, owner: list[str], reviewer: list[str],
+        self,
+        platform: str,
+        channel: str,
+        *,
+        owner: list[str],
+        reviewer: list[str],
         settings: dict[str, Any],
     ) -> None:
         """Bindings and tunables from a transcript's room line (replay only; not audited)."""

@@ -67,10 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         text = resources.files("bot").joinpath("demo/demo.jsonl").read_text(encoding="utf-8")
         if not args.json:
-            print("Tribunal demo: 두 에이전트가 같은 논쟁을 반복하다 교착에 빠지고, 중재자가"
-                  " 사용자에게 결정을 요청한 뒤 사용자가 숫자로 답합니다.\n")
+            print(
+                "Tribunal demo: 두 에이전트가 같은 논쟁을 반복하다 교착에 빠지고, 중재자가"
+                " 사용자에게 결정을 요청한 뒤 사용자가 숫자로 답합니다.\n"
+            )
         if args.database:
-            return asyncio.run(_replay(settings, args.database, text.splitlines(), args.json, "demo"))
+            return asyncio.run(
+                _replay(settings, args.database, text.splitlines(), args.json, "demo")
+            )
         with tempfile.TemporaryDirectory() as tmp:
             db = str(Path(tmp) / "demo.db")
             return asyncio.run(_replay(settings, db, text.splitlines(), args.json, "demo"))

@@ -25,7 +25,9 @@ def _turns(rows: list[MessageRow]) -> list[ContextTurn]:
         if row.turn_no != current or not turns:
             current = row.turn_no
             turns.append(
-                ContextTurn(role=Role(row.role), author=row.author, started_at=row.ts, text=row.text)
+                ContextTurn(
+                    role=Role(row.role), author=row.author, started_at=row.ts, text=row.text
+                )
             )
         else:
             turns[-1].text += "\n" + row.text
@@ -62,7 +64,9 @@ async def load_context(
         task_started_at=state.task_started_at,
         earlier_verdicts=[
             PastVerdict(
-                kind=VerdictKind(v.verdict), trigger=Trigger(v.trigger), at=v.created_at,
+                kind=VerdictKind(v.verdict),
+                trigger=Trigger(v.trigger),
+                at=v.created_at,
                 text=v.verdict_text or "",
             )
             for v in verdicts

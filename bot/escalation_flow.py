@@ -88,7 +88,11 @@ class EscalationFlow:
         return reply
 
     async def apply_reply(
-        self, tx: Transaction, room: RoomKey, state: RoomState, reply: Reply,
+        self,
+        tx: Transaction,
+        room: RoomKey,
+        state: RoomState,
+        reply: Reply,
         message: IncomingMessage,
     ) -> None:
         now = self.engine.clock.now()
@@ -147,22 +151,32 @@ class EscalationFlow:
 
     def announce(self, room: RoomKey, reply: Reply) -> None:
         if reply.kind is not None:
-            self.engine.emit({
-                "event": "escalation_answered", "room": room.label,
-                "option": reply.option.n if reply.option else None,
-                "by": reply.by, "kind": reply.kind.value,
-            })
+            self.engine.emit(
+                {
+                    "event": "escalation_answered",
+                    "room": room.label,
+                    "option": reply.option.n if reply.option else None,
+                    "by": reply.by,
+                    "kind": reply.kind.value,
+                }
+            )
         else:
-            self.engine.emit({
-                "event": "answer_rejected", "room": room.label, "by": reply.by,
-                "reason": (reply.rejection or Rejection.UNKNOWN).value,
-            })
+            self.engine.emit(
+                {
+                    "event": "answer_rejected",
+                    "room": room.label,
+                    "by": reply.by,
+                    "reason": (reply.rejection or Rejection.UNKNOWN).value,
+                }
+            )
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
         engine = self.engine
         row = await engine.storage.get_escalation(click.escalation_id)
         if row is None:
-            return AnswerResult(accepted=False, private_text=t("answer_unknown", engine.settings.language))
+            return AnswerResult(
+                accepted=False, private_text=t("answer_unknown", engine.settings.language)
+            )
         room = RoomKey.parse(row.room_id)
         async with engine.lock(room):
             row = await engine.storage.get_escalation(click.escalation_id)
@@ -188,8 +202,12 @@ class EscalationFlow:
                     if await self._decide(tx, room, state, reply, now):
                         _answered(state)
                         await tx.save_room_state(
-                            room.id, room.platform, room.channel, room.thread,
-                            state.model_dump_json(), now,
+                            room.id,
+                            room.platform,
+                            room.channel,
+                            room.thread,
+                            state.model_dump_json(),
+                            now,
                         )
                     else:
                         reply.kind = None
@@ -210,8 +228,10 @@ class EscalationFlow:
             room = RoomKey.parse(row.room_id)
             _, values = await self.engine.thresholds(room)
             message = OutgoingMessage(
-                kind=MessageKind.REMINDER, text=t("reminder", str(values.get("language", "ko"))),
-                escalation_id=row.id, mention_user_ids=[row.requester] if row.requester else [],
+                kind=MessageKind.REMINDER,
+                text=t("reminder", str(values.get("language", "ko"))),
+                escalation_id=row.id,
+                mention_user_ids=[row.requester] if row.requester else [],
             )
             async with self.engine.storage.transaction() as tx:
                 await tx.enqueue(

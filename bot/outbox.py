@@ -75,7 +75,10 @@ class Outbox:
             permanent = exc.permanent or row.attempts + 1 >= MAX_ATTEMPTS
             log.warning(
                 "outbox %s for room %s failed (%s): %s",
-                row.id, row.room_id, "giving up" if permanent else "will retry", exc,
+                row.id,
+                row.room_id,
+                "giving up" if permanent else "will retry",
+                exc,
             )
             async with self.storage.transaction() as tx:
                 await tx.mark_outbox(row.id, "failed" if permanent else "pending", error=str(exc))
@@ -86,7 +89,9 @@ class Outbox:
                 await tx.mark_outbox(row.id, "pending", error=repr(exc)[:500])
             return False
         async with self.storage.transaction() as tx:
-            await tx.mark_outbox(row.id, "sent", platform_message_id=platform_id, at=self.clock.now())
+            await tx.mark_outbox(
+                row.id, "sent", platform_message_id=platform_id, at=self.clock.now()
+            )
         return True
 
     async def _post_or_edit(

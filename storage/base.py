@@ -103,8 +103,13 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     async def save_room_state(
-        self, room_id: str, platform: str, channel: str, thread: str | None,
-        state: str, at: datetime,
+        self,
+        room_id: str,
+        platform: str,
+        channel: str,
+        thread: str | None,
+        state: str,
+        at: datetime,
     ) -> None: ...
 
     @abc.abstractmethod
@@ -120,8 +125,15 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     async def answer_escalation(
-        self, escalation_id: int, *, option: int | None, label: str | None,
-        text: str | None, kind: str, by: str, at: datetime,
+        self,
+        escalation_id: int,
+        *,
+        option: int | None,
+        label: str | None,
+        text: str | None,
+        kind: str,
+        by: str,
+        at: datetime,
     ) -> bool:
         """Compare-and-set pending -> answered; False when someone else won."""
 
@@ -133,26 +145,45 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     async def enqueue(
-        self, room_id: str, kind: str, payload: dict[str, Any], at: datetime,
+        self,
+        room_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        at: datetime,
         edit_of: int | None = None,
     ) -> int: ...
 
     @abc.abstractmethod
     async def mark_outbox(
-        self, outbox_id: int, status: str, *, platform_message_id: str | None = None,
-        error: str | None = None, at: datetime | None = None,
+        self,
+        outbox_id: int,
+        status: str,
+        *,
+        platform_message_id: str | None = None,
+        error: str | None = None,
+        at: datetime | None = None,
     ) -> None: ...
 
     @abc.abstractmethod
     async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None: ...
 
     @abc.abstractmethod
-    async def set_bindings(self, platform: str, channel: str, role: str, ids: list[str]) -> None: ...
+    async def set_bindings(
+        self, platform: str, channel: str, role: str, ids: list[str]
+    ) -> None: ...
 
     @abc.abstractmethod
     async def add_audit(
-        self, *, at: datetime, platform: str, channel: str, user_id: str, action: str,
-        scope: str, before: str | None, after: str | None,
+        self,
+        *,
+        at: datetime,
+        platform: str,
+        channel: str,
+        user_id: str,
+        action: str,
+        scope: str,
+        before: str | None,
+        after: str | None,
     ) -> None: ...
 
 
@@ -217,9 +248,7 @@ class Storage(abc.ABC):
         """The last `limit` human messages from `since_seq` on, and how many were left out."""
 
     @abc.abstractmethod
-    async def agent_turn_messages(
-        self, room_id: str, turns: int
-    ) -> tuple[list[MessageRow], int]:
+    async def agent_turn_messages(self, room_id: str, turns: int) -> tuple[list[MessageRow], int]:
         """Messages of the last `turns` agent turns, and how many earlier turns exist."""
 
     @abc.abstractmethod

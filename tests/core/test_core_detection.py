@@ -117,7 +117,7 @@ def test_productive_review_then_approval() -> None:
     sim.say(Role.REVIEWER, "**LGTM** all good")
     sim.end()
     assert not sim.deadlocks()
-    assert [e for e in sim.events if isinstance(e, Approved)][0].after_message == "m8"
+    assert next(e for e in sim.events if isinstance(e, Approved)).after_message == "m8"
     assert sim.state.approved and sim.state.rounds == 0
 
 

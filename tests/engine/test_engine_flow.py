@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bot.models import ButtonClick, MessageKind
 from engine_world import OBJECTIONS, PUSHBACKS, World, deadlock, later, make_world
+
+from bot.models import ButtonClick, MessageKind
 
 
 async def test_deadlock_escalates_and_digit_answers(world: World) -> None:
@@ -41,7 +42,7 @@ async def test_out_of_range_digit_keeps_the_escalation_pending(world: World) -> 
     assert world.events[-1] == {
         "event": "answer_rejected", "room": "C1", "by": "alice", "reason": "out_of_range"
     }
-    room_id, user, text = world.transport.private[-1]
+    _room_id, user, text = world.transport.private[-1]
     assert user == "alice" and "7번 선택지는 없습니다" in text and "1부터 4까지" in text
     await world.say("alice", "옵션 1")
     assert world.events[-1]["event"] == "escalation_answered"
