@@ -29,15 +29,15 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.arbiter.context import render_prompt  # noqa: E402
-from bot.clock import ManualClock  # noqa: E402
-from bot.config import Settings  # noqa: E402
-from bot.context_loader import load_context  # noqa: E402
-from bot.detection import Deadlock, RoomState  # noqa: E402
-from bot.engine import Engine  # noqa: E402
-from bot.models import IncomingMessage, OutgoingMessage, RoomKey, Trigger  # noqa: E402
-from storage.sqlite import SqliteStorage  # noqa: E402
-from tests.fakes.llm_servers import FakeLLMServer, Scripted  # noqa: E402
+from bot.arbiter.context import render_prompt
+from bot.clock import ManualClock
+from bot.config import Settings
+from bot.context_loader import load_context
+from bot.detection import Deadlock, RoomState
+from bot.engine import Engine
+from bot.models import IncomingMessage, OutgoingMessage, RoomKey, Trigger
+from storage.sqlite import SqliteStorage
+from tests.fakes.llm_servers import FakeLLMServer, Scripted
 
 T0 = datetime(2026, 11, 29, tzinfo=UTC)
 

@@ -67,10 +67,21 @@ class AdminCommands:
                 after=json.dumps(after, ensure_ascii=False),
             )
 
-    async def _set(self, request: CommandRequest, key: str, value: Any, action: str) -> Any:
-        """Write one setting at room or channel scope; returns the value it replaced."""
+    async def _set(
+        self,
+        request: CommandRequest,
+        key: str,
+        value: Any,
+        action: str,
+        *,
+        channel_only: bool = False,
+    ) -> Any:
+        """Write one setting at room (inside a thread) or channel scope, audited.
+
+        Returns the value it replaced.
+        """
         engine = self.engine
-        if request.thread:
+        if request.thread and not channel_only:
             room = RoomKey(request.platform, request.channel, request.thread)
             scope, scope_id = "room", room.id
             before = (await engine.channels.room_settings(room)).get(key)
@@ -108,32 +119,12 @@ class AdminCommands:
         )
 
     async def _pause(self, request: CommandRequest, cmd: Command) -> CommandReply:
-        await self._set_channel_flag(request, "paused", True, "pause")
+        await self._set(request, "paused", True, "pause", channel_only=True)
         return CommandReply(text="⏸️ 이 채널 감시를 멈췄습니다. (Watching paused.)")
 
     async def _resume(self, request: CommandRequest, cmd: Command) -> CommandReply:
-        await self._set_channel_flag(request, "paused", None, "resume")
+        await self._set(request, "paused", None, "resume", channel_only=True)
         return CommandReply(text="▶️ 이 채널 감시를 다시 시작합니다. (Watching resumed.)")
-
-    async def _set_channel_flag(
-        self, request: CommandRequest, key: str, value: Any, action: str
-    ) -> None:
-        engine = self.engine
-        info = await engine.channels.get(request.platform, request.channel)
-        scope_id = channel_scope(request.platform, request.channel)
-        async with engine.storage.transaction() as tx:
-            await tx.set_setting("channel", scope_id, key, value)
-            await tx.add_audit(
-                at=engine.clock.now(),
-                platform=request.platform,
-                channel=request.channel,
-                user_id=request.user_id,
-                action=action,
-                scope=f"channel:{scope_id}",
-                before=json.dumps(info.settings.get(key)),
-                after=json.dumps(value),
-            )
-        engine.channels.invalidate(request.platform, request.channel)
 
     async def _roles(self, request: CommandRequest, cmd: Command) -> CommandReply:
         engine = self.engine
