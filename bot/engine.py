@@ -64,9 +64,7 @@ class Engine:
         self.arbitration = ArbitrationFlow(self, arbitrator or Arbitrator(settings))
         self.escalations = EscalationFlow(self)
         self.admin = AdminCommands(self)
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._states: LRU[str, RoomState] = LRU(2048)
         self._open_turns: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -90,6 +88,7 @@ class Engine:
         self._open_turns.update(await self.storage.rooms_with_open_turns())
         for row in await self.storage.unfinished_arbitrations():
             await self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
+        await self._finish_unprocessed()
         await self.outbox.flush()
 
     async def resume_arbitration(self, room: RoomKey, arbitration_id: int) -> None:
@@ -155,18 +154,42 @@ class Engine:
             role = Role.OTHER
         if role in (Role.OTHER, Role.ARBITER):
             return
-        text = message.text if len(message.text) <= MAX_TEXT else (
-            message.text[:MAX_TEXT] + "\n[…truncated]"
+        text = (
+            message.text
+            if len(message.text) <= MAX_TEXT
+            else (message.text[:MAX_TEXT] + "\n[…truncated]")
         )
         async with self.lock(room):
             await self._ingest(room, message, role, text)
         await self.outbox.flush(room.id)
 
     async def _ingest(
-        self, room: RoomKey, message: IncomingMessage, role: Role, text: str
+        self,
+        room: RoomKey,
+        message: IncomingMessage,
+        role: Role,
+        text: str,
+        stored_seq: int | None = None,
     ) -> None:
+        """Apply one message; `stored_seq` when it was stored before (see below)."""
         state = await self.load_state(room)
-        before = state.model_dump_json()  # put back if this message is a redelivery
+        before = state.model_dump_json()  # put back on a redelivery or a failure
+        try:
+            await self._apply(room, state, message, role, text, stored_seq, before)
+        except BaseException:
+            self._restore(room, before)  # the cache must not run ahead of the database
+            raise
+
+    async def _apply(
+        self,
+        room: RoomKey,
+        state: RoomState,
+        message: IncomingMessage,
+        role: Role,
+        text: str,
+        stored_seq: int | None,
+        before: str,
+    ) -> None:
         if state.eof_snapshot is not None:
             state = self._resume_after_eof(room, state, role)
         thresholds, values = await self.thresholds(room)
@@ -178,11 +201,15 @@ class Engine:
             # Another role speaks (or silence fell): the open turn ends here.
             events = detection.close_turn(state, thresholds)
             if any(isinstance(e, Deadlock) for e in events):
-                # Arbitrate first: this very message may answer what the turn triggered.
-                if await self.storage.message_exists(room.platform, message.message_id):
-                    self._restore(room, before)
+                # Arbitrate first: this very message may answer what the turn
+                # triggered. Store it now, unprocessed, so that a crash during
+                # the arbitration does not lose it (`start()` finishes it).
+                stored_seq = await self._persist_closed(
+                    room, state, events, message=self._row(room, message, role, text, state)
+                )
+                if stored_seq is None:
+                    self._restore(room, before)  # a redelivery
                     return
-                await self._persist_closed(room, state, events)
                 events = []
         task_open = state.task_active and not state.approved
         answer = None
@@ -196,17 +223,16 @@ class Engine:
                 state, role, message.message_id, message.author_id, text, message.ts, thresholds
             )
         deadlocks = [e for e in events if isinstance(e, Deadlock)]
-        row = MessageRow(
-            platform=room.platform, message_id=message.message_id, room_id=room.id,
-            author=message.author_id, role=role.value, text=text, ts=message.ts,
-            epoch=state.epoch, turn_no=state.open_turn.turn_no if role.is_agent and state.open_turn
-            else None,
-        )
+        row = self._row(room, message, role, text, state)
         async with self.storage.transaction() as tx:
-            seq = await tx.insert_message(row)
-            if seq is None:
-                self._restore(room, before)
-                return
+            if stored_seq is None:
+                seq = await tx.insert_message(row)
+                if seq is None:
+                    self._restore(room, before)
+                    return
+            else:
+                seq = stored_seq
+                await tx.mark_processed(seq, epoch=row.epoch, turn_no=row.turn_no)
             if role is Role.USER and not task_open and (answer is None or answer.starts_epoch):
                 state.task_start_seq = seq
             if answer is not None:
@@ -218,7 +244,11 @@ class Engine:
                 for d in deadlocks
             ]
             await tx.save_room_state(
-                room.id, room.platform, room.channel, room.thread, state.model_dump_json(),
+                room.id,
+                room.platform,
+                room.channel,
+                room.thread,
+                state.model_dump_json(),
                 self.clock.now(),
             )
         self._track_open(room, state)
@@ -230,6 +260,40 @@ class Engine:
             await self.arbitration.run(
                 room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
             )
+
+    @staticmethod
+    def _row(
+        room: RoomKey, message: IncomingMessage, role: Role, text: str, state: RoomState
+    ) -> MessageRow:
+        turn = state.open_turn
+        return MessageRow(
+            platform=room.platform,
+            message_id=message.message_id,
+            room_id=room.id,
+            author=message.author_id,
+            role=role.value,
+            text=text,
+            ts=message.ts,
+            epoch=state.epoch,
+            turn_no=turn.turn_no if role.is_agent and turn else None,
+        )
+
+    async def _finish_unprocessed(self) -> None:
+        """Messages stored before a crash interrupted their processing."""
+        for row in await self.storage.unprocessed_messages():
+            room = RoomKey.parse(row.room_id)
+            message = IncomingMessage(
+                platform=room.platform,
+                channel=room.channel,
+                thread=room.thread,
+                message_id=row.message_id,
+                author_id=row.author,
+                text=row.text,
+                ts=row.ts,
+            )
+            async with self.lock(room):
+                await self._ingest(room, message, Role(row.role), row.text, stored_seq=row.seq)
+            await self.outbox.flush(room.id)
 
     def _restore(self, room: RoomKey, state_json: str) -> None:
         self._states.put(room.id, RoomState.model_validate_json(state_json))
@@ -264,17 +328,24 @@ class Engine:
     def _emit_detection(self, room: RoomKey, events: Iterable[detection.Event]) -> None:
         for event in events:
             if isinstance(event, Deadlock):
-                self.emit({
-                    "event": "deadlock", "room": room.label,
-                    "after_message": event.after_message, "trigger": event.trigger.value,
-                    "stalled_rounds": event.evidence.get("stalled_rounds", 0),
-                    "rounds": event.evidence.get("rounds", 0),
-                })
+                self.emit(
+                    {
+                        "event": "deadlock",
+                        "room": room.label,
+                        "after_message": event.after_message,
+                        "trigger": event.trigger.value,
+                        "stalled_rounds": event.evidence.get("stalled_rounds", 0),
+                        "rounds": event.evidence.get("rounds", 0),
+                    }
+                )
             elif isinstance(event, Approved):
-                self.emit({
-                    "event": "approved", "room": room.label,
-                    "after_message": event.after_message,
-                })
+                self.emit(
+                    {
+                        "event": "approved",
+                        "room": room.label,
+                        "after_message": event.after_message,
+                    }
+                )
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
         return await self.escalations.on_button(click)
@@ -314,11 +385,22 @@ class Engine:
         await self._persist_closed(room, state, events)
 
     async def _persist_closed(
-        self, room: RoomKey, state: RoomState, events: list[detection.Event]
-    ) -> None:
-        """Save a closed turn's state, then arbitrate the deadlocks it triggered."""
+        self,
+        room: RoomKey,
+        state: RoomState,
+        events: list[detection.Event],
+        message: MessageRow | None = None,
+    ) -> int | None:
+        """Save a closed turn's state (and the message that closed it, unprocessed),
+        then arbitrate the deadlocks it triggered. Returns the message's seq, or
+        None when that message is a redelivery (then nothing is saved)."""
         deadlocks = [e for e in events if isinstance(e, Deadlock)]
+        seq: int | None = None
         async with self.storage.transaction() as tx:
+            if message is not None:
+                seq = await tx.insert_message(message.model_copy(update={"processed": False}))
+                if seq is None:
+                    return None
             ids = [
                 await tx.create_arbitration(
                     room.id, state.epoch, d.trigger.value, d.evidence, self.clock.now()
@@ -326,8 +408,12 @@ class Engine:
                 for d in deadlocks
             ]
             await tx.save_room_state(
-                room.id, room.platform, room.channel, room.thread,
-                state.model_dump_json(), self.clock.now(),
+                room.id,
+                room.platform,
+                room.channel,
+                room.thread,
+                state.model_dump_json(),
+                self.clock.now(),
             )
         self._track_open(room, state)
         self._emit_detection(room, events)
@@ -335,6 +421,7 @@ class Engine:
             await self.arbitration.run(
                 room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
             )
+        return seq
 
     async def tick(self) -> None:
         try:

@@ -1,8 +1,10 @@
 """Delivering the bot's posts: written to storage first, sent after.
 
 A post survives a crash or a platform outage: it stays `pending` until the
-transport confirms it, and `tick()` retries it. Posts of one room go out in
-order; an edit whose original never made it is posted as a new message.
+transport confirms it, and `tick()` retries it with exponential backoff for
+up to a day. Posts of one room go out in order; an edit whose original never
+made it is posted as a new message; a permanent failure (no such channel, no
+permission) is logged and skipped so the room's later posts still go out.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections import defaultdict
+from datetime import timedelta
 
 from bot.clock import Clock
 from bot.models import OutgoingMessage, RoomKey
@@ -19,7 +21,9 @@ from storage.base import OutboxRow, Storage
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 8
+BASE_BACKOFF = 1.0  # seconds; doubles on every failure
+MAX_BACKOFF = 300.0
+GIVE_UP_AFTER = timedelta(days=1)  # transient failures are retried this long
 
 
 class Outbox:
@@ -35,35 +39,34 @@ class Outbox:
         self._dirty.add(room_id)
 
     async def flush(self, room_id: str | None = None) -> None:
-        """Send what is pending (for one room, or everywhere)."""
+        """Send what is due (for one room, or for every room with pending posts)."""
         if room_id is not None:
             if room_id not in self._dirty:
                 return  # nothing enqueued here since the last flush: skip the query
             self._dirty.discard(room_id)
-        rows = await self.storage.pending_outbox(limit=500)
-        by_room: dict[str, list[OutboxRow]] = defaultdict(list)
-        for row in rows:
-            if room_id is None or row.room_id == room_id:
-                by_room[row.room_id].append(row)
-        await asyncio.gather(*(self._flush_room(rid, items) for rid, items in by_room.items()))
+            rooms = [room_id]
+        else:
+            rooms = await self.storage.pending_rooms()
+        # Rooms of a platform with no transport (adapter not running) wait, and
+        # do not hold up the others.
+        rooms = [r for r in rooms if RoomKey.parse(r).platform in self.transports]
+        await asyncio.gather(*(self._flush_room(r) for r in rooms))
 
-    async def _flush_room(self, room_id: str, rows: list[OutboxRow]) -> None:
+    async def _flush_room(self, room_id: str) -> None:
         lock = self._locks.get(room_id)
         if lock is None:
             lock = self._locks[room_id] = asyncio.Lock()
         async with lock:
-            for row in rows:
-                fresh = await self.storage.get_outbox(row.id)
-                if fresh is None or fresh.status != "pending":
-                    continue
-                if not await self._send(fresh):
-                    break  # keep order: later posts wait for this one
+            for row in await self.storage.pending_outbox(room_id):
+                if row.next_attempt_at is not None and row.next_attempt_at > self.clock.now():
+                    break  # backing off; later posts keep their order behind it
+                if not await self._send(row):
+                    break
 
     async def _send(self, row: OutboxRow) -> bool:
+        """Try one post; True when the room may go on to its next post."""
         room = RoomKey.parse(row.room_id)
-        transport = self.transports.get(room.platform)
-        if transport is None:
-            return False
+        transport = self.transports[room.platform]
         message = OutgoingMessage.model_validate(row.payload)
         try:
             if row.kind == "private":
@@ -72,27 +75,48 @@ class Outbox:
             else:
                 platform_id = await self._post_or_edit(transport, room, row, message)
         except TransportError as exc:
-            permanent = exc.permanent or row.attempts + 1 >= MAX_ATTEMPTS
-            log.warning(
-                "outbox %s for room %s failed (%s): %s",
-                row.id,
-                row.room_id,
-                "giving up" if permanent else "will retry",
-                exc,
-            )
-            async with self.storage.transaction() as tx:
-                await tx.mark_outbox(row.id, "failed" if permanent else "pending", error=str(exc))
-            return permanent  # a dropped post must not block the ones after it
+            return await self._failed(row, str(exc), permanent=exc.permanent)
         except Exception as exc:  # an adapter bug must not lose the post nor crash the bot
             log.exception("outbox %s for room %s: unexpected transport error", row.id, row.room_id)
-            async with self.storage.transaction() as tx:
-                await tx.mark_outbox(row.id, "pending", error=repr(exc)[:500])
-            return False
+            return await self._failed(row, repr(exc)[:500], permanent=False)
         async with self.storage.transaction() as tx:
             await tx.mark_outbox(
                 row.id, "sent", platform_message_id=platform_id, at=self.clock.now()
             )
         return True
+
+    async def _failed(self, row: OutboxRow, error: str, *, permanent: bool) -> bool:
+        now = self.clock.now()
+        expired = now - row.created_at > GIVE_UP_AFTER
+        if permanent or expired:
+            # Dropping a post is loud: a lost verdict leaves humans without options.
+            level = logging.ERROR if row.kind in ("verdict", "decided") else logging.WARNING
+            log.log(
+                level,
+                "outbox %s (%s) for room %s dropped%s: %s",
+                row.id,
+                row.kind,
+                row.room_id,
+                "" if permanent else " after retrying for a day",
+                error,
+            )
+            async with self.storage.transaction() as tx:
+                await tx.mark_outbox(row.id, "failed", error=error)
+            return True  # a dropped post must not block the ones after it
+        delay = min(MAX_BACKOFF, BASE_BACKOFF * 2 ** min(row.attempts, 16))
+        log.warning(
+            "outbox %s (%s) for room %s failed, retry in %.0f s: %s",
+            row.id,
+            row.kind,
+            row.room_id,
+            delay,
+            error,
+        )
+        async with self.storage.transaction() as tx:
+            await tx.mark_outbox(
+                row.id, "pending", error=error, next_attempt_at=now + timedelta(seconds=delay)
+            )
+        return False
 
     async def _post_or_edit(
         self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage

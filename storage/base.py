@@ -26,6 +26,7 @@ class MessageRow(BaseModel):
     ts: datetime
     epoch: int = 0
     turn_no: int | None = None
+    processed: bool = True
 
 
 class ArbitrationRow(BaseModel):
@@ -80,6 +81,7 @@ class OutboxRow(BaseModel):
     attempts: int = 0
     last_error: str | None = None
     created_at: datetime
+    next_attempt_at: datetime | None = None
 
 
 class AuditRow(BaseModel):
@@ -100,6 +102,9 @@ class Transaction(abc.ABC):
     @abc.abstractmethod
     async def insert_message(self, row: MessageRow) -> int | None:
         """Store a message; its seq, or None when (platform, message_id) is known."""
+
+    @abc.abstractmethod
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None: ...
 
     @abc.abstractmethod
     async def save_room_state(
@@ -162,6 +167,7 @@ class Transaction(abc.ABC):
         platform_message_id: str | None = None,
         error: str | None = None,
         at: datetime | None = None,
+        next_attempt_at: datetime | None = None,
     ) -> None: ...
 
     @abc.abstractmethod
@@ -202,7 +208,8 @@ class Storage(abc.ABC):
     async def load_room_state(self, room_id: str) -> str | None: ...
 
     @abc.abstractmethod
-    async def message_exists(self, platform: str, message_id: str) -> bool: ...
+    async def unprocessed_messages(self) -> list[MessageRow]:
+        """Messages stored but not yet applied (a crash came in between), oldest first."""
 
     @abc.abstractmethod
     async def rooms_with_open_turns(self) -> list[str]:
@@ -239,7 +246,12 @@ class Storage(abc.ABC):
     async def get_outbox(self, outbox_id: int) -> OutboxRow | None: ...
 
     @abc.abstractmethod
-    async def pending_outbox(self, limit: int = 100) -> list[OutboxRow]: ...
+    async def pending_rooms(self, limit: int = 1000) -> list[str]:
+        """Rooms with posts still to send."""
+
+    @abc.abstractmethod
+    async def pending_outbox(self, room_id: str, limit: int = 50) -> list[OutboxRow]:
+        """A room's unsent posts, oldest first."""
 
     @abc.abstractmethod
     async def human_messages(

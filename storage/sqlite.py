@@ -62,15 +62,36 @@ class SqliteTransaction(Transaction):
     async def insert_message(self, row: MessageRow) -> int | None:
         cursor = await self.db.execute(
             "INSERT OR IGNORE INTO messages (platform, message_id, room_id, author, role, text,"
-            " ts, epoch, turn_no) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.platform, row.message_id, row.room_id, row.author, row.role, row.text,
-             row.ts.isoformat(), row.epoch, row.turn_no),
+            " ts, epoch, turn_no, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.platform,
+                row.message_id,
+                row.room_id,
+                row.author,
+                row.role,
+                row.text,
+                row.ts.isoformat(),
+                row.epoch,
+                row.turn_no,
+                int(row.processed),
+            ),
         )
         return cursor.lastrowid if cursor.rowcount == 1 else None
 
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
+        await self.db.execute(
+            "UPDATE messages SET processed = 1, epoch = ?, turn_no = ? WHERE seq = ?",
+            (epoch, turn_no, seq),
+        )
+
     async def save_room_state(
-        self, room_id: str, platform: str, channel: str, thread: str | None,
-        state: str, at: datetime,
+        self,
+        room_id: str,
+        platform: str,
+        channel: str,
+        thread: str | None,
+        state: str,
+        at: datetime,
     ) -> None:
         await self.db.execute(
             "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
@@ -104,13 +125,28 @@ class SqliteTransaction(Transaction):
         await self.db.execute(
             "INSERT INTO escalations (id, room_id, options, allowed, requester, status,"
             " verdict_outbox_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (row.id, row.room_id, _dump(row.options), _dump(row.allowed), row.requester,
-             row.status, row.verdict_outbox_id, row.created_at.isoformat()),
+            (
+                row.id,
+                row.room_id,
+                _dump(row.options),
+                _dump(row.allowed),
+                row.requester,
+                row.status,
+                row.verdict_outbox_id,
+                row.created_at.isoformat(),
+            ),
         )
 
     async def answer_escalation(
-        self, escalation_id: int, *, option: int | None, label: str | None,
-        text: str | None, kind: str, by: str, at: datetime,
+        self,
+        escalation_id: int,
+        *,
+        option: int | None,
+        label: str | None,
+        text: str | None,
+        kind: str,
+        by: str,
+        at: datetime,
     ) -> bool:
         cursor = await self.db.execute(
             "UPDATE escalations SET status = 'answered', answer_option = ?, answer_label = ?,"
@@ -131,7 +167,11 @@ class SqliteTransaction(Transaction):
         )
 
     async def enqueue(
-        self, room_id: str, kind: str, payload: dict[str, Any], at: datetime,
+        self,
+        room_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        at: datetime,
         edit_of: int | None = None,
     ) -> int:
         cursor = await self.db.execute(
@@ -143,14 +183,27 @@ class SqliteTransaction(Transaction):
         return cursor.lastrowid
 
     async def mark_outbox(
-        self, outbox_id: int, status: str, *, platform_message_id: str | None = None,
-        error: str | None = None, at: datetime | None = None,
+        self,
+        outbox_id: int,
+        status: str,
+        *,
+        platform_message_id: str | None = None,
+        error: str | None = None,
+        at: datetime | None = None,
+        next_attempt_at: datetime | None = None,
     ) -> None:
         await self.db.execute(
             "UPDATE outbox SET status = ?, platform_message_id = COALESCE(?, platform_message_id),"
-            " last_error = ?, attempts = attempts + 1, sent_at = COALESCE(?, sent_at)"
-            " WHERE id = ?",
-            (status, platform_message_id, error, at.isoformat() if at else None, outbox_id),
+            " last_error = ?, attempts = attempts + 1, sent_at = COALESCE(?, sent_at),"
+            " next_attempt_at = ? WHERE id = ?",
+            (
+                status,
+                platform_message_id,
+                error,
+                at.isoformat() if at else None,
+                next_attempt_at.isoformat() if next_attempt_at else None,
+                outbox_id,
+            ),
         )
 
     async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
@@ -177,8 +230,16 @@ class SqliteTransaction(Transaction):
         )
 
     async def add_audit(
-        self, *, at: datetime, platform: str, channel: str, user_id: str, action: str,
-        scope: str, before: str | None, after: str | None,
+        self,
+        *,
+        at: datetime,
+        platform: str,
+        channel: str,
+        user_id: str,
+        action: str,
+        scope: str,
+        before: str | None,
+        after: str | None,
     ) -> None:
         await self.db.execute(
             "INSERT INTO audit_log (at, platform, channel, user_id, action, scope, before, after)"
@@ -229,7 +290,10 @@ class SqliteStorage(Storage):
                     current = (await cur.fetchone())[0] or 0  # type: ignore[index]
                 for version, sql in migrations():
                     if version > current:
-                        for statement in sql.split(";"):
+                        code = "\n".join(
+                            line for line in sql.splitlines() if not line.lstrip().startswith("--")
+                        )
+                        for statement in code.split(";"):
                             if statement.strip():
                                 await self.db.execute(statement)
                         await self.db.execute(
@@ -277,12 +341,9 @@ class SqliteStorage(Storage):
         row = await self._one("SELECT state FROM rooms WHERE id = ?", (room_id,))
         return None if row is None else str(row["state"])
 
-    async def message_exists(self, platform: str, message_id: str) -> bool:
-        row = await self._one(
-            "SELECT 1 AS found FROM messages WHERE platform = ? AND message_id = ?",
-            (platform, message_id),
-        )
-        return row is not None
+    async def unprocessed_messages(self) -> list[MessageRow]:
+        rows = await self._all("SELECT * FROM messages WHERE processed = 0 ORDER BY seq")
+        return [MessageRow.model_validate(r) for r in rows]
 
     async def rooms_with_open_turns(self) -> list[str]:
         rows = await self._all(
@@ -349,9 +410,16 @@ class SqliteStorage(Storage):
         row = await self._one("SELECT * FROM outbox WHERE id = ?", (outbox_id,))
         return None if row is None else OutboxRow.model_validate(row)
 
-    async def pending_outbox(self, limit: int = 100) -> list[OutboxRow]:
+    async def pending_rooms(self, limit: int = 1000) -> list[str]:
         rows = await self._all(
-            "SELECT * FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?", (limit,)
+            "SELECT DISTINCT room_id FROM outbox WHERE status = 'pending' LIMIT ?", (limit,)
+        )
+        return [str(r["room_id"]) for r in rows]
+
+    async def pending_outbox(self, room_id: str, limit: int = 50) -> list[OutboxRow]:
+        rows = await self._all(
+            "SELECT * FROM outbox WHERE room_id = ? AND status = 'pending' ORDER BY id LIMIT ?",
+            (room_id, limit),
         )
         return [OutboxRow.model_validate(r) for r in rows]
 
@@ -360,7 +428,7 @@ class SqliteStorage(Storage):
     ) -> tuple[list[MessageRow], int]:
         rows = await self._all(
             "SELECT * FROM messages WHERE room_id = ? AND role = 'user' AND seq >= ?"
-            " ORDER BY seq DESC LIMIT ?",
+            " AND processed = 1 ORDER BY seq DESC LIMIT ?",
             (room_id, since_seq, limit + 1),
         )
         omitted = 0
@@ -374,9 +442,7 @@ class SqliteStorage(Storage):
             rows = rows[:limit]
         return [MessageRow.model_validate(r) for r in reversed(rows)], omitted
 
-    async def agent_turn_messages(
-        self, room_id: str, turns: int
-    ) -> tuple[list[MessageRow], int]:
+    async def agent_turn_messages(self, room_id: str, turns: int) -> tuple[list[MessageRow], int]:
         keep = [
             r["turn_no"]
             for r in await self._all(

@@ -74,12 +74,45 @@ async def test_failed_posts_stay_in_the_outbox_and_are_retried(tmp_path: Path) -
     w.engine.register_transport(flaky)
     await deadlock(w)
     assert w.kinds() == ["deadlock", "verdict"]  # the engine went on
-    pending = await w.storage.pending_outbox()
+    pending = await w.storage.pending_outbox("console:C1:T1")
     assert [p.kind for p in pending] == ["progress", "verdict"]
     for _ in range(3):
+        await w.engine.tick()  # backing off: no time has passed, nothing is retried
+    assert flaky.posts == [] and flaky.failures == 2
+    for _ in range(3):
+        w.clock.advance(60)
         await w.engine.tick()
     assert flaky.posts[0].startswith("⚖️") and flaky.posts[1].startswith("edit:ESCALATE")
-    assert await w.storage.pending_outbox() == []
+    assert await w.storage.pending_rooms() == []
+    await w.storage.close()
+
+
+async def test_a_long_outage_loses_nothing(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "long.db", quiet_close=False)
+    flaky = FlakyTransport(failures=40)
+    w.engine.register_transport(flaky)
+    await deadlock(w)
+    for _ in range(200):  # about three hours of ticks a minute apart
+        w.clock.advance(60)
+        await w.engine.tick()
+    assert flaky.failures == 0
+    assert flaky.posts[0].startswith("⚖️") and flaky.posts[1].startswith("edit:ESCALATE")
+    rows = await w.storage._all("SELECT status FROM outbox")
+    assert {r["status"] for r in rows} == {"sent"}
+    await w.storage.close()
+
+
+async def test_posts_for_a_platform_without_adapter_do_not_starve_others(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "starve.db", quiet_close=False)
+    async with w.storage.transaction() as tx:
+        for i in range(600):
+            await tx.enqueue(f"discord:{i}:", "notice", {"kind": "notice", "text": "x"}, w.clock.now())
+    await deadlock(w)
+    await w.engine.tick()
+    kinds = [m.kind for _, m in w.transport.posts] + [m.kind for _, _, m in w.transport.edits]
+    assert MessageKind.PROGRESS in kinds and MessageKind.VERDICT in kinds
+    rows = await w.storage._all("SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending'")
+    assert rows[0]["n"] == 600  # kept for when the Discord adapter runs again
     await w.storage.close()
 
 
@@ -92,4 +125,51 @@ async def test_permanent_failure_does_not_block_the_room(tmp_path: Path) -> None
     assert rows[0] == {"kind": "progress", "status": "failed"}
     assert rows[1] == {"kind": "verdict", "status": "sent"}
     assert flaky.posts[0].startswith("ESCALATE")  # posted anew since the edit had no target
+    await w.storage.close()
+
+
+async def test_message_that_closed_a_deadlocking_turn_survives_a_crash(tmp_path: Path) -> None:
+    db = tmp_path / "closing.db"
+    hanging = HangingArbitrator()
+    first = await make_world(db, quiet_close=False, arbitrator=hanging)
+    await first.say("alice", "fix it")
+    await first.say("owner-bot", "BLOCKED: no access to staging", is_bot=True)
+    task = asyncio.create_task(first.say("alice", "2", message_id="answer"))  # closes the turn
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await first.storage.close()
+
+    second = await make_world(db, quiet_close=False)  # start(): verdict, then the "2"
+    assert second.kinds() == ["verdict", "escalation_answered"]
+    assert second.events[1]["option"] == 2 and second.events[1]["by"] == "alice"
+    rows = await second.storage._all("SELECT message_id, processed FROM messages ORDER BY seq")
+    assert rows[-1] == {"message_id": "answer", "processed": 1}
+    await second.storage.close()
+
+
+async def test_cached_state_is_rolled_back_when_storage_fails(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "fail.db", quiet_close=False)
+    await w.say("alice", "go")
+    await w.say("owner-bot", "STEP_DONE part 1", is_bot=True)
+    real = w.storage.transaction
+    calls = {"n": 0}
+
+    def failing():  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("database is locked")
+        return real()
+
+    w.storage.transaction = failing  # type: ignore[method-assign]
+    try:
+        await w.say("owner-bot", "part 2", is_bot=True, message_id="p2")
+    except RuntimeError:
+        pass
+    state = await w.engine.load_state(w.engine_room())
+    assert state.open_turn is not None and state.open_turn.text == "STEP_DONE part 1"
+    await w.say("owner-bot", "part 2", is_bot=True, message_id="p2")  # the redelivery
+    state = await w.engine.load_state(w.engine_room())
+    assert state.open_turn is not None
+    assert state.open_turn.text == "STEP_DONE part 1\npart 2"
     await w.storage.close()
