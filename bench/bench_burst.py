@@ -217,6 +217,7 @@ async def pipeline(rooms: list[tuple[str, str]], channels: int, rate: float, bur
         start = time.perf_counter()
         if trigger == "tick":
             await engine.close_turns(force=True)
+            await engine.drain()
         else:  # the reviewer answers everywhere at once: every owner turn closes
             await asyncio.gather(*(engine.on_message(msg(
                 channel, thread, 2, REVIEWER, "권한이 없으면 진행할 수 없습니다. 확인해 주세요.",

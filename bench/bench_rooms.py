@@ -109,6 +109,7 @@ async def memory_figures(db: Path, idle: int) -> None:
                 platform="console", channel="idle", thread=f"t{i}", message_id=f"{i}-{j}",
                 author_id=author, text=text, ts=T0 + timedelta(seconds=i)))
     await engine.close_turns(force=True)
+    await engine.drain()
     gc.collect()
     after, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()

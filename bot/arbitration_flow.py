@@ -46,7 +46,16 @@ class ArbitrationFlow:
         """Carry one arbitration to its verdict. The caller holds the room lock."""
         engine, storage = self.engine, self.engine.storage
         row = await storage.get_arbitration(arbitration_id)
-        if row is None or row.status == "done":
+        if row is None or row.status in ("done", "cancelled"):
+            return
+        if state.awaiting_escalation is not None and state.awaiting_escalation != arbitration_id:
+            # Another arbitration already put this deadlock to the human (e.g. two
+            # `/arbiter summon`s at once): one deadlock, one verdict.
+            async with storage.transaction() as tx:
+                await tx.update_arbitration(
+                    arbitration_id, status="cancelled", finished_at=engine.clock.now(),
+                    overrides=[f"superseded by escalation #{state.awaiting_escalation}"],
+                )
             return
         _, values = await engine.thresholds(room)
         language = str(values.get("language", "ko"))

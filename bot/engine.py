@@ -86,8 +86,10 @@ class Engine:
     async def start(self) -> None:
         """Resume what a crash interrupted: open turns, arbitrations, the outbox."""
         self._open_turns.update(await self.storage.rooms_with_open_turns())
-        for row in await self.storage.unfinished_arbitrations():
-            await self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
+        await asyncio.gather(*(
+            self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
+            for row in await self.storage.unfinished_arbitrations()
+        ))
         await self._finish_unprocessed()
         await self.outbox.flush()
 
@@ -101,10 +103,15 @@ class Engine:
         await self.outbox.flush(room.id)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run work after replying (e.g. `/arbiter summon`); `drain()` waits for it."""
+        """Run work in its own task (an arbitration, `/arbiter summon`); `drain()` waits."""
         task = asyncio.create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background work failed", exc_info=task.exception())
 
     async def drain(self) -> None:
         while self._tasks:
@@ -146,20 +153,21 @@ class Engine:
         if message.is_self:
             return
         room = message.room
-        channel = await self.channels.get(room.platform, room.channel)
-        if not channel.watched or channel.paused:
-            return  # unwatched channels are never stored
-        role = message.role_hint or channel.role_of([message.author_id, *message.author_alt_ids])
-        if role is Role.USER and message.is_bot:
-            role = Role.OTHER
-        if role in (Role.OTHER, Role.ARBITER):
-            return
-        text = (
-            message.text
-            if len(message.text) <= MAX_TEXT
-            else (message.text[:MAX_TEXT] + "\n[…truncated]")
-        )
+        # The lock is taken before anything awaits, so a room's messages are
+        # applied in the order they were handed in (asyncio locks are FIFO).
         async with self.lock(room):
+            channel = await self.channels.get(room.platform, room.channel)
+            if not channel.watched or channel.paused:
+                return  # unwatched channels are never stored
+            ids = [message.author_id, *message.author_alt_ids]
+            role = message.role_hint or channel.role_of(ids)
+            if role is Role.USER and message.is_bot:
+                role = Role.OTHER
+            if role in (Role.OTHER, Role.ARBITER):
+                return
+            text = message.text
+            if len(text) > MAX_TEXT:
+                text = text[:MAX_TEXT] + "\n[…truncated]"
             await self._ingest(room, message, role, text)
         await self.outbox.flush(room.id)
 
@@ -357,9 +365,18 @@ class Engine:
     async def close_turns(
         self, rooms: Iterable[str] | None = None, *, force: bool = False, at_eof: bool = False
     ) -> None:
-        """Close open turns that went quiet (or all of them, at the end of a replay)."""
+        """Close open turns that went quiet (or all of them, at the end of a replay).
+
+        Live, each room's arbitration runs in its own task, so one slow model
+        call does not hold up the other rooms, reminders or the outbox. At the
+        end of a replay (`at_eof`) rooms are arbitrated in order, for
+        reproducible output.
+        """
         for room_id in list(rooms if rooms is not None else self._open_turns):
             room = RoomKey.parse(room_id)
+            channel = await self.channels.get(room.platform, room.channel)
+            if channel.paused:
+                continue  # a paused channel is not watched: its turns are not judged
             async with self.lock(room):
                 state = await self.load_state(room)
                 await self._close_turn(room, state, force=force, at_eof=at_eof)
@@ -382,7 +399,7 @@ class Engine:
             return
         if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):
             state.eof_snapshot = snapshot
-        await self._persist_closed(room, state, events)
+        await self._persist_closed(room, state, events, inline=at_eof)
 
     async def _persist_closed(
         self,
@@ -390,6 +407,8 @@ class Engine:
         state: RoomState,
         events: list[detection.Event],
         message: MessageRow | None = None,
+        *,
+        inline: bool = True,
     ) -> int | None:
         """Save a closed turn's state (and the message that closed it, unprocessed),
         then arbitrate the deadlocks it triggered. Returns the message's seq, or
@@ -418,9 +437,12 @@ class Engine:
         self._track_open(room, state)
         self._emit_detection(room, events)
         for deadlock, arbitration_id in zip(deadlocks, ids, strict=True):
-            await self.arbitration.run(
-                room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
-            )
+            if inline:
+                await self.arbitration.run(
+                    room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
+                )
+            else:
+                self.spawn(self.resume_arbitration(room, arbitration_id))
         return seq
 
     async def tick(self) -> None:

@@ -45,7 +45,7 @@ def rejection_text(reason: Rejection, row: EscalationRow | None, lang: str, **ex
         return t("answer_out_of_range", lang, n=extra.get("n"), max=len(row.options))
     if reason is Rejection.NOT_ALLOWED:
         return t("answer_not_allowed", lang)
-    if reason is Rejection.ALREADY_ANSWERED and row is not None:
+    if reason is Rejection.ALREADY_ANSWERED and row is not None and row.status == "answered":
         if row.answer_option is not None:
             choice = f"{row.answer_option}. {row.answer_label or ''}".strip()
         else:

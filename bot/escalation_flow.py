@@ -122,6 +122,7 @@ class EscalationFlow:
         )
         if not won:
             return False
+        await tx.cancel_other_escalations(room.id, keep=reply.escalation.id)
         state.awaiting_escalation = None
         confirmation = OutgoingMessage(
             kind=MessageKind.CONFIRMATION,
@@ -184,7 +185,8 @@ class EscalationFlow:
             state = await engine.load_state(room)
             _, values = await engine.thresholds(room)
             reply = Reply(row, click.user_id, str(values.get("language", "ko")))
-            if row.status != "pending":
+            if row.status != "pending" or row.id != state.awaiting_escalation:
+                # Answered, cancelled, or no longer the question the room waits on.
                 self._reject(reply, Rejection.ALREADY_ANSWERED)
             elif not may_answer(
                 row, click.user_id, is_admin=self._is_admin(click.user_id, click.is_platform_admin)

@@ -106,7 +106,10 @@ class RoomKey:
 
     @classmethod
     def parse(cls, room_id: str) -> RoomKey:
-        platform, channel, thread = room_id.split(":", 2)
+        # The thread (a Slack ts, a Discord id) never holds ":"; a replay's
+        # room name (the channel) may.
+        platform, rest = room_id.split(":", 1)
+        channel, thread = rest.rsplit(":", 1)
         return cls(platform, channel, thread or None)
 
 

@@ -22,8 +22,10 @@ from bot.status import strip_internal
 _WORD = re.compile(r"[0-9a-z_]+|[\uac00-\ud7a3]+|[\u3040-\u30ff\u4e00-\u9fff]+")
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)*[\w-]+\.(?:[a-z]{1,5})\b(?::\d+)?")
 _CODE = re.compile(r"`([^`\n]{1,80})`")
+# `:42` counts only after a file path (in _PATH), so times (10:31) and ports
+# (localhost:8080) are not mistaken for line numbers.
 _LINE = re.compile(
-    r"(?:\bline\s*|\bL|:)(\d{1,6})\b|(\d{1,6})\s*(?:번째\s*)?(?:번\s*)?(?:줄|행|라인)"
+    r"(?:\bline\s*|\bL)(\d{1,6})\b|(\d{1,6})\s*(?:번째\s*)?(?:번\s*)?(?:줄|행|라인)"
 )
 _FINDING = re.compile(r"(?<![\w#])(?:[A-Z]{1,6}-?\d{1,5}|#\d{1,6})\b")
 _STATUS_WORDS = {s.value.lower() for s in Status} | {"done", "lgtm"}
@@ -70,6 +72,8 @@ def features(text: str) -> Features:
     fingerprints: set[str] = set()
     for match in _PATH.finditer(raw):
         fingerprints.add("path:" + match.group(0).lower())
+        if ":" in match.group(0):
+            fingerprints.add("line:" + match.group(0).rsplit(":", 1)[1])
     for match in _CODE.finditer(raw):
         fingerprints.add("code:" + match.group(1).strip().lower())
     for match in _LINE.finditer(raw):

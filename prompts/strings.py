@@ -38,8 +38,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "ℹ️ Already decided: {by} chose '{choice}' at {at}.",
     },
     "answer_unknown": {
-        "ko": "⚠️ 이 결정 요청을 찾을 수 없습니다. (Unknown escalation.)",
-        "en": "⚠️ This escalation no longer exists.",
+        "ko": "⚠️ 이 결정 요청은 더 이상 유효하지 않습니다. (This escalation is no longer open.)",
+        "en": "⚠️ This escalation is no longer open.",
     },
     "reminder": {
         "ko": "⏰ 아직 결정을 기다리고 있습니다. 위 선택지 중 번호로 답해 주세요.",

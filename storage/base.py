@@ -143,6 +143,10 @@ class Transaction(abc.ABC):
         """Compare-and-set pending -> answered; False when someone else won."""
 
     @abc.abstractmethod
+    async def cancel_other_escalations(self, room_id: str, keep: int) -> None:
+        """Pending escalations of the room other than `keep` become `cancelled`."""
+
+    @abc.abstractmethod
     async def mark_reminded(self, escalation_id: int, at: datetime) -> None: ...
 
     @abc.abstractmethod

@@ -156,6 +156,13 @@ class SqliteTransaction(Transaction):
         )
         return cursor.rowcount == 1
 
+    async def cancel_other_escalations(self, room_id: str, keep: int) -> None:
+        await self.db.execute(
+            "UPDATE escalations SET status = 'cancelled' WHERE room_id = ? AND status = 'pending'"
+            " AND id != ?",
+            (room_id, keep),
+        )
+
     async def mark_reminded(self, escalation_id: int, at: datetime) -> None:
         await self.db.execute(
             "UPDATE escalations SET reminded_at = ? WHERE id = ?", (at.isoformat(), escalation_id)

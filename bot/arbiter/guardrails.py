@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from bot.arbiter.base import ArbitrationContext
+from bot.arbiter.context import attr
 from bot.models import Role, VerdictKind
 from bot.status import visible_lines
 
@@ -92,7 +93,8 @@ def hints(ctx: ArbitrationContext) -> list[str]:
     question = owner_question(ctx)
     if question:
         notes.append(
-            f"The owner's last turn asks the user a question ({question!r}): "
+            # The question is room text: escaped like all room text in the prompt.
+            f'The owner\'s last turn asks the user a question ("{attr(question)}"): '
             "the verdict must be ESCALATE."
         )
     if proceed_repeats(ctx):

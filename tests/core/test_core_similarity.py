@@ -68,3 +68,14 @@ def test_threshold_is_a_setting() -> None:
     b = "앞서 말씀드렸듯이 미들웨어가 null 체크를 이미 하므로 현재 구현이 맞습니다."
     assert compare(a, b, 0.99).is_new
     assert not compare(a, b, 0.3).is_new
+
+
+def test_times_and_ports_are_not_line_numbers() -> None:
+    a = "The test run at 10:31 against localhost:8080 still fails: `login()` returns 500."
+    b = "The test run at 10:47 against localhost:8080 still fails: `login()` returns 500."
+    result = compare(a, b, T)
+    assert not result.is_new and result.new_fingerprints == ()
+    ko_a = "14:05 실행 로그에서도 `refresh()` 가 여전히 실패합니다."
+    ko_b = "14:09 실행 로그에서도 `refresh()` 가 여전히 실패합니다."
+    assert not compare(ko_a, ko_b, T).is_new
+    assert "line:42" in features("see src/auth.py:42").fingerprints

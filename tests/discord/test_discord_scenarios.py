@@ -71,6 +71,7 @@ class Bot:
         await until(lambda: set(self.said) <= set(self.seen), within=5)
         self.clock.advance(60)
         await self.engine.tick()
+        await self.engine.drain()  # arbitrations of quiet turns run in their own tasks
 
     def posts(self, channel: str = P.THREAD) -> list[dict[str, Any]]:
         return self.fake.channel_messages(channel)

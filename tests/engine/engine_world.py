@@ -84,6 +84,7 @@ async def deadlock(world: World, requester: str = "alice") -> None:
     await world.say("owner-bot", PUSHBACKS[1], is_bot=True)
     await world.say("reviewer-bot", OBJECTIONS[2], is_bot=True)
     await world.engine.close_turns(force=True)
+    await world.engine.drain()
 
 
 def later(world: World, hours: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from engine_world import World, deadlock
@@ -40,6 +41,7 @@ async def test_admin_threshold_change_is_used_by_the_next_room(world: World) -> 
     await world.say("reviewer-bot", "`f()` in src/a.py:1 is still wrong, fix it", thread="T9",
                     is_bot=True)
     await world.engine.close_turns(force=True)
+    await world.engine.drain()
     assert world.events[0]["trigger"] == "no_progress"
     assert world.events[0]["stalled_rounds"] == 1
 
@@ -101,3 +103,33 @@ async def test_status_explains_the_last_detection(world: World) -> None:
     await deadlock(world)
     status = await world.engine.on_command(req("status", thread="T1", user="alice"))
     assert "no_progress" in status.text and "stalled 2" in status.text
+
+
+async def test_two_summons_at_once_give_one_verdict(world: World) -> None:
+    await world.say("alice", "please fix")
+    await world.say("owner-bot", "STEP_DONE working", is_bot=True)
+    first, _second = await asyncio.gather(
+        world.engine.on_command(req("summon")), world.engine.on_command(req("summon")))
+    await world.engine.drain()
+    assert first.ok
+    assert world.kinds().count("verdict") == 1
+    rows = await world.storage._all("SELECT status FROM arbitrations ORDER BY id")
+    assert [r["status"] for r in rows] in (["done"], ["done", "cancelled"])
+    escalations = await world.storage._all("SELECT status FROM escalations")
+    assert [e["status"] for e in escalations] == ["pending"]
+
+
+async def test_paused_channel_turns_are_not_judged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from engine_world import make_world
+
+    w = await make_world(tmp_path / "pause.db")
+    try:
+        await w.say("alice", "go")
+        await w.say("owner-bot", "BLOCKED: need access", is_bot=True)
+        await w.engine.on_command(req("pause"))
+        w.clock.advance(10)
+        await w.engine.tick()
+        await w.engine.drain()
+        assert "deadlock" not in w.kinds()
+    finally:
+        await w.storage.close()

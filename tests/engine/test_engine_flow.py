@@ -7,6 +7,9 @@ from pathlib import Path
 
 from engine_world import OBJECTIONS, PUSHBACKS, World, deadlock, later, make_world
 
+from bot.arbiter.base import ArbitrationContext, ArbitrationOutcome
+from bot.arbiter.service import Arbitrator
+from bot.config import Settings
 from bot.models import ButtonClick, MessageKind
 
 
@@ -132,9 +135,43 @@ async def test_quiet_turns_close_on_tick(tmp_path: Path) -> None:
         assert "deadlock" not in w.kinds()
         w.clock.advance(3)
         await w.engine.tick()
+        await w.engine.drain()
         assert w.kinds()[:2] == ["deadlock", "verdict"]
         assert w.events[0]["trigger"] == "blocked"
     finally:
+        await w.storage.close()
+
+
+class SlowForOneRoom(Arbitrator):
+    """Never answers for thread T-slow; answers at once elsewhere."""
+
+    async def arbitrate(self, ctx: ArbitrationContext) -> ArbitrationOutcome:
+        if ctx.room.thread == "T-slow":
+            await asyncio.Event().wait()
+        return await super().arbitrate(ctx)
+
+
+async def test_a_slow_arbitration_does_not_hold_up_other_rooms(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "slow.db", arbitrator=SlowForOneRoom(Settings(_env_file=None)))
+    try:
+        for thread in ("T-slow", "T-fast"):
+            await w.say("alice", "go", thread=thread, gap=0)
+            await w.say("owner-bot", "BLOCKED: need credentials", thread=thread, is_bot=True,
+                        gap=0)
+        w.clock.advance(5)
+        await asyncio.wait_for(w.engine.tick(), 5)  # returns although T-slow never ends
+        for _ in range(100):
+            if "verdict" in w.kinds():
+                break
+            await asyncio.sleep(0.01)
+        assert w.kinds().count("deadlock") == 2 and w.kinds().count("verdict") == 1
+        # and the fast room's humans are served meanwhile
+        await w.say("alice", "1", thread="T-fast")
+        assert w.events[-1]["event"] == "escalation_answered"
+    finally:
+        for task in list(w.engine._tasks):
+            task.cancel()
+        await asyncio.gather(*w.engine._tasks, return_exceptions=True)
         await w.storage.close()
 
 
@@ -157,6 +194,7 @@ async def test_new_task_after_approval_and_verdict_budget(world: World) -> None:
     await world.say("owner-bot", "STEP_DONE did it", is_bot=True)
     await world.say("reviewer-bot", "LGTM", is_bot=True)
     await world.engine.close_turns(force=True)
+    await world.engine.drain()
     assert world.kinds() == ["approved"]
     state = await world.engine.load_state(world.engine_room())
     assert state.approved and not state.task_active
@@ -173,3 +211,23 @@ async def test_messages_are_never_lost_when_oversized(world: World) -> None:
 
 async def test_objection_constants_are_distinct() -> None:
     assert len(set(OBJECTIONS)) == 3 and len(set(PUSHBACKS)) == 2
+
+
+async def test_messages_of_a_room_are_applied_in_delivery_order(world: World) -> None:
+    await world.say("alice", "go")
+    world.engine.channels.invalidate("console", "C1")  # the first lookup must await storage
+    await asyncio.gather(*(
+        world.say("owner-bot", f"part {i}", is_bot=True, message_id=f"p{i}", gap=0)
+        for i in range(20)
+    ))
+    state = await world.engine.load_state(world.engine_room())
+    assert state.open_turn is not None
+    assert state.open_turn.text == "\n".join(f"part {i}" for i in range(20))
+
+
+async def test_room_names_with_colons_keep_their_label(world: World) -> None:
+    from bot.models import RoomKey
+
+    key = RoomKey("console", "team:alpha", None)
+    assert RoomKey.parse(key.id) == key and key.label == "team:alpha"
+    assert RoomKey.parse("slack:C1:1700000000.000100").thread == "1700000000.000100"

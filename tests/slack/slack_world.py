@@ -125,6 +125,7 @@ class World:
     async def quiet(self, seconds: float = 30) -> None:
         self.clock.advance(seconds)
         await self.engine.tick()
+        await self.engine.drain()  # arbitrations of quiet turns run in their own tasks
         await self.harness.settle()
 
     async def command(self, text: str, *, user: str, via: str = "http") -> str:
