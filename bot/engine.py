@@ -43,6 +43,11 @@ MAX_TEXT = 40_000  # longer messages are stored cut, with a marker
 MAX_HUMANS = 50
 
 
+def _clip(text: str) -> str:
+    """Oversized messages are kept, cut, with a visible marker."""
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n[…truncated]"
+
+
 class Engine:
     def __init__(
         self,
@@ -86,10 +91,12 @@ class Engine:
     async def start(self) -> None:
         """Resume what a crash interrupted: open turns, arbitrations, the outbox."""
         self._open_turns.update(await self.storage.rooms_with_open_turns())
-        await asyncio.gather(*(
-            self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
-            for row in await self.storage.unfinished_arbitrations()
-        ))
+        await asyncio.gather(
+            *(
+                self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
+                for row in await self.storage.unfinished_arbitrations()
+            )
+        )
         await self._finish_unprocessed()
         await self.outbox.flush()
 
@@ -153,9 +160,15 @@ class Engine:
         if message.is_self:
             return
         room = message.room
-        # The lock is taken before anything awaits, so a room's messages are
-        # applied in the order they were handed in (asyncio locks are FIFO).
-        async with self.lock(room):
+        lock = self.lock(room)
+        stored: int | None = None
+        if lock.locked():
+            stored = await self._store_while_busy(room, message)
+            if stored is None:
+                return  # a redelivery of a message already stored
+        # The lock is taken before anything else awaits on the fast path, so a
+        # room's messages are applied in the order they were handed in.
+        async with lock:
             channel = await self.channels.get(room.platform, room.channel)
             if not channel.watched or channel.paused:
                 return  # unwatched channels are never stored
@@ -165,11 +178,33 @@ class Engine:
                 role = Role.OTHER
             if role in (Role.OTHER, Role.ARBITER):
                 return
-            text = message.text
-            if len(text) > MAX_TEXT:
-                text = text[:MAX_TEXT] + "\n[…truncated]"
-            await self._ingest(room, message, role, text)
+            text = _clip(message.text)
+            await self._ingest(room, message, role, text, stored_seq=stored or None)
         await self.outbox.flush(room.id)
+
+    async def _store_while_busy(self, room: RoomKey, message: IncomingMessage) -> int | None:
+        """Store a message that must wait for its room (an arbitration is running).
+
+        The platform has already been told we have it; if the process stops
+        before the room is free, `start()` applies it. Returns its seq, or None
+        for a redelivery.
+        """
+        channel = await self.channels.get(room.platform, room.channel)
+        role = message.role_hint or channel.role_of([message.author_id, *message.author_alt_ids])
+        if not channel.watched or channel.paused or (message.is_bot and role is Role.USER):
+            return 0  # not ours to store; the normal path will say so
+        row = MessageRow(
+            platform=room.platform,
+            message_id=message.message_id,
+            room_id=room.id,
+            author=message.author_id,
+            role=role.value,
+            text=_clip(message.text),
+            ts=message.ts,
+            processed=False,
+        )
+        async with self.storage.transaction() as tx:
+            return await tx.insert_message(row)
 
     async def _ingest(
         self,
@@ -212,12 +247,15 @@ class Engine:
                 # Arbitrate first: this very message may answer what the turn
                 # triggered. Store it now, unprocessed, so that a crash during
                 # the arbitration does not lose it (`start()` finishes it).
-                stored_seq = await self._persist_closed(
-                    room, state, events, message=self._row(room, message, role, text, state)
-                )
-                if stored_seq is None:
-                    self._restore(room, before)  # a redelivery
-                    return
+                if stored_seq is not None:
+                    await self._persist_closed(room, state, events)
+                else:
+                    stored_seq = await self._persist_closed(
+                        room, state, events, message=self._row(room, message, role, text, state)
+                    )
+                    if stored_seq is None:
+                        self._restore(room, before)  # a redelivery
+                        return
                 events = []
         task_open = state.task_active and not state.approved
         answer = None

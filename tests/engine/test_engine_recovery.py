@@ -173,3 +173,33 @@ async def test_cached_state_is_rolled_back_when_storage_fails(tmp_path: Path) ->
     assert state.open_turn is not None
     assert state.open_turn.text == "STEP_DONE part 1\npart 2"
     await w.storage.close()
+
+
+async def test_messages_waiting_behind_an_arbitration_survive_a_crash(tmp_path: Path) -> None:
+    db = tmp_path / "queued.db"
+    hanging = HangingArbitrator()
+    first = await make_world(db, quiet_close=False, arbitrator=hanging)
+    await first.say("alice", "fix it")
+    await first.say("owner-bot", "BLOCKED: no access to staging", is_bot=True)
+    closing = asyncio.create_task(first.say("reviewer-bot", "agreed, blocked", is_bot=True,
+                                            message_id="r1"))
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    waiting = asyncio.create_task(first.say("alice", "3", message_id="answer"))
+    for _ in range(100):  # the answer is stored although its room is busy
+        rows = await first.storage._all("SELECT processed FROM messages WHERE message_id = 'answer'")
+        if rows:
+            break
+        await asyncio.sleep(0.01)
+    assert rows == [{"processed": 0}]
+    for task in (closing, waiting):
+        task.cancel()
+    await asyncio.gather(closing, waiting, return_exceptions=True)
+    await first.storage.close()
+
+    second = await make_world(db, quiet_close=False)
+    assert second.kinds() == ["verdict", "escalation_answered"]
+    assert second.events[1]["option"] == 3
+    rows = await second.storage._all("SELECT message_id, processed FROM messages ORDER BY seq")
+    assert [r["message_id"] for r in rows][-2:] == ["r1", "answer"]
+    assert {r["processed"] for r in rows} == {1}
+    await second.storage.close()
