@@ -23,7 +23,7 @@ from adapters.discord.render import MESSAGE_LIMIT
 from adapters.discord.transport import DiscordTransport
 from bot.chunking import split_text
 from bot.lru import LRU
-from bot.models import AnswerResult, CommandReply
+from bot.models import AnswerResult, CommandReply, IncomingMessage
 from bot.ports import Core
 
 log = logging.getLogger(__name__)
@@ -109,30 +109,43 @@ class TribunalClient(discord.Client):
             return
         if message.guild is None:
             return
-        # discord.py runs each event in its own task; keep a channel's messages in order.
+        # discord.py runs each event in its own task and translating may await
+        # (a thread's parent over REST): translate a channel's messages one at a
+        # time and hand them to the core in that order. The core keeps each
+        # room's order from there, and stores a message at once when its room
+        # is busy, so nothing waits here behind a slow arbitration.
         key = message.channel.id
         entry = self._channel_locks.setdefault(key, [asyncio.Lock(), 0])
         entry[1] += 1
         try:
             async with entry[0]:
-                await self._handle_message(message)
+                incoming = await self._translate(message)
+                if incoming is None:
+                    return
+                work = asyncio.ensure_future(self._deliver(incoming))
         finally:
             entry[1] -= 1
             if entry[1] == 0:
                 del self._channel_locks[key]
+        await work
 
-    async def _handle_message(self, message: discord.Message) -> None:
+    async def _translate(self, message: discord.Message) -> IncomingMessage | None:
         try:
             room = await self.resolve_room(message.channel)
             if room is None:
-                return
-            incoming = translate.to_incoming(
+                return None
+            return translate.to_incoming(
                 message, self_id=self.user.id if self.user else None, room=room
             )
-            if incoming is not None:
-                await self.core.on_message(incoming)
         except Exception:
-            log.exception("failed to handle discord message %s", message.id)
+            log.exception("failed to read discord message %s", message.id)
+            return None
+
+    async def _deliver(self, incoming: IncomingMessage) -> None:
+        try:
+            await self.core.on_message(incoming)
+        except Exception:
+            log.exception("failed to handle discord message %s", incoming.message_id)
 
     # -- interactions ----------------------------------------------------------
 

@@ -48,7 +48,6 @@ class Inbound:
         self.identity = identity
         self._clock = clock
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._tails: dict[str, asyncio.Task[Any]] = {}
         self._seen: OrderedDict[str, None] = OrderedDict()
         self._admins: dict[str, tuple[float, bool]] = {}
 
@@ -57,31 +56,6 @@ class Inbound:
         task = asyncio.ensure_future(self._guard(coro, what))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return task
-
-    def spawn_in_order(self, key: str, coro: Coroutine[Any, Any, Any],
-                       what: str) -> asyncio.Task[Any]:
-        """Like spawn, but after the previous work with the same key (one room's
-        messages reach the core in the order Slack delivered them)."""
-        previous = self._tails.get(key)
-
-        async def after_previous() -> None:
-            try:
-                if previous is not None and not previous.done():
-                    await asyncio.wait({previous})
-            except BaseException:  # cancelled while queued: never started
-                coro.close()
-                raise
-            await coro
-
-        task = self.spawn(after_previous(), what)
-        self._tails[key] = task
-
-        def forget(done: asyncio.Task[Any]) -> None:
-            if self._tails.get(key) is done:
-                del self._tails[key]
-
-        task.add_done_callback(forget)
         return task
 
     async def _guard(self, coro: Awaitable[Any], what: str) -> None:
@@ -143,8 +117,9 @@ class Inbound:
         if not self.first_delivery(body.get("event_id") or message.message_id):
             log.info("slack: duplicate delivery of %s dropped", message.message_id)
             return
-        self.spawn_in_order(message.room.id, self.engine.on_message(message),
-                            f"message {message.message_id}")
+        # Handed over in delivery order; the core keeps each room's order from
+        # here, and stores a message at once when its room is busy.
+        self.spawn(self.engine.on_message(message), f"message {message.message_id}")
 
     async def on_action(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
                         action: dict[str, Any]) -> None:
