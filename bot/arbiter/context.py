@@ -6,9 +6,11 @@ Two properties matter more than looks:
   are escaped, so a message cannot close a `<room_data>` block, open a fake
   reference section or put a `VERDICT:` line at the start of a prompt line.
 * The prompt fits a character budget whatever the room's size. Only the last K
-  agent turns are looked at (O(window)); the oldest of those go first; human
-  messages and the last owner and reviewer turns are never dropped, only
-  shortened inside when a single one is huge.
+  agent turns are looked at (O(window)); the oldest of those go first. The
+  last owner and reviewer turns are never dropped, only shortened inside when
+  a single one is huge; human messages are shortened first and, only when even
+  short versions cannot fit, the oldest are left out with a marker (the loader
+  already keeps just the task's last 50).
 """
 
 from __future__ import annotations
