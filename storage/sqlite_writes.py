@@ -1,0 +1,221 @@
+"""The writes of the SQLite backend: one `SqliteTransaction` per unit of work."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import aiosqlite
+
+from storage.base import ArbitrationRow, EscalationRow, MessageRow, Transaction
+
+_ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
+
+
+def dump(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+class SqliteTransaction(Transaction):
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    async def insert_message(self, row: MessageRow) -> int | None:
+        cursor = await self.db.execute(
+            "INSERT OR IGNORE INTO messages (platform, message_id, room_id, author, role, text,"
+            " ts, epoch, turn_no, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.platform,
+                row.message_id,
+                row.room_id,
+                row.author,
+                row.role,
+                row.text,
+                row.ts.isoformat(),
+                row.epoch,
+                row.turn_no,
+                int(row.processed),
+            ),
+        )
+        return cursor.lastrowid if cursor.rowcount == 1 else None
+
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
+        await self.db.execute(
+            "UPDATE messages SET processed = 1, epoch = ?, turn_no = ? WHERE seq = ?",
+            (epoch, turn_no, seq),
+        )
+
+    async def save_room_state(
+        self,
+        room_id: str,
+        platform: str,
+        channel: str,
+        thread: str | None,
+        state: str,
+        at: datetime,
+    ) -> None:
+        await self.db.execute(
+            "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state,"
+            " last_activity_at = excluded.last_activity_at",
+            (room_id, platform, channel, thread, state, at.isoformat(), at.isoformat()),
+        )
+
+    async def create_arbitration(
+        self, room_id: str, epoch: int, trigger: str, evidence: dict[str, Any], at: datetime
+    ) -> int:
+        cursor = await self.db.execute(
+            "INSERT INTO arbitrations (room_id, epoch, trigger, evidence, status, created_at)"
+            " VALUES (?, ?, ?, ?, 'pending', ?)",
+            (room_id, epoch, trigger, dump(evidence), at.isoformat()),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
+        unknown = set(fields) - _ARBITRATION_FIELDS
+        if unknown:
+            raise ValueError(f"unknown arbitration fields: {sorted(unknown)}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        await self.db.execute(
+            f"UPDATE arbitrations SET {assignments} WHERE id = ?",
+            (*(dump(v) for v in fields.values()), arbitration_id),
+        )
+
+    async def create_escalation(self, row: EscalationRow) -> None:
+        await self.db.execute(
+            "INSERT INTO escalations (id, room_id, options, allowed, requester, status,"
+            " verdict_outbox_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row.id,
+                row.room_id,
+                dump(row.options),
+                dump(row.allowed),
+                row.requester,
+                row.status,
+                row.verdict_outbox_id,
+                row.created_at.isoformat(),
+            ),
+        )
+
+    async def answer_escalation(
+        self,
+        escalation_id: int,
+        *,
+        option: int | None,
+        label: str | None,
+        text: str | None,
+        kind: str,
+        by: str,
+        at: datetime,
+    ) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE escalations SET status = 'answered', answer_option = ?, answer_label = ?,"
+            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?"
+            " WHERE id = ? AND status = 'pending'",
+            (option, label, text, kind, by, at.isoformat(), escalation_id),
+        )
+        return cursor.rowcount == 1
+
+    async def cancel_other_escalations(self, room_id: str, keep: int) -> None:
+        await self.db.execute(
+            "UPDATE escalations SET status = 'cancelled' WHERE room_id = ? AND status = 'pending'"
+            " AND id != ?",
+            (room_id, keep),
+        )
+
+    async def mark_reminded(self, escalation_id: int, at: datetime) -> None:
+        await self.db.execute(
+            "UPDATE escalations SET reminded_at = ? WHERE id = ?", (at.isoformat(), escalation_id)
+        )
+
+    async def set_escalation_outbox(self, escalation_id: int, outbox_id: int) -> None:
+        await self.db.execute(
+            "UPDATE escalations SET verdict_outbox_id = ? WHERE id = ?", (outbox_id, escalation_id)
+        )
+
+    async def enqueue(
+        self,
+        room_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        at: datetime,
+        edit_of: int | None = None,
+    ) -> int:
+        cursor = await self.db.execute(
+            "INSERT INTO outbox (room_id, kind, payload, edit_of, status, created_at)"
+            " VALUES (?, ?, ?, ?, 'pending', ?)",
+            (room_id, kind, dump(payload), edit_of, at.isoformat()),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def mark_outbox(
+        self,
+        outbox_id: int,
+        status: str,
+        *,
+        platform_message_id: str | None = None,
+        error: str | None = None,
+        at: datetime | None = None,
+        next_attempt_at: datetime | None = None,
+    ) -> None:
+        await self.db.execute(
+            "UPDATE outbox SET status = ?, platform_message_id = COALESCE(?, platform_message_id),"
+            " last_error = ?, attempts = attempts + 1, sent_at = COALESCE(?, sent_at),"
+            " next_attempt_at = ? WHERE id = ?",
+            (
+                status,
+                platform_message_id,
+                error,
+                at.isoformat() if at else None,
+                next_attempt_at.isoformat() if next_attempt_at else None,
+                outbox_id,
+            ),
+        )
+
+    async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
+        if value is None:
+            await self.db.execute(
+                "DELETE FROM settings WHERE scope = ? AND scope_id = ? AND key = ?",
+                (scope, scope_id, key),
+            )
+            return
+        await self.db.execute(
+            "INSERT INTO settings (scope, scope_id, key, value) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT(scope, scope_id, key) DO UPDATE SET value = excluded.value",
+            (scope, scope_id, key, json.dumps(value)),
+        )
+
+    async def set_bindings(self, platform: str, channel: str, role: str, ids: list[str]) -> None:
+        await self.db.execute(
+            "DELETE FROM bindings WHERE platform = ? AND channel = ? AND role = ?",
+            (platform, channel, role),
+        )
+        await self.db.executemany(
+            "INSERT OR IGNORE INTO bindings (platform, channel, role, user_id) VALUES (?, ?, ?, ?)",
+            [(platform, channel, role, user_id) for user_id in ids],
+        )
+
+    async def add_audit(
+        self,
+        *,
+        at: datetime,
+        platform: str,
+        channel: str,
+        user_id: str,
+        action: str,
+        scope: str,
+        before: str | None,
+        after: str | None,
+    ) -> None:
+        await self.db.execute(
+            "INSERT INTO audit_log (at, platform, channel, user_id, action, scope, before, after)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (at.isoformat(), platform, channel, user_id, action, scope, before, after),
+        )
