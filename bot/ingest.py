@@ -65,11 +65,10 @@ class RoomIngest:
     ) -> None:
         """Apply one message; `stored_seq` when it was stored before (see below)."""
         state = await self.engine.load_state(room)
-        before = state.model_dump_json()  # put back on a redelivery or a failure
         try:
-            await self._apply(room, state, message, role, text, stored_seq, before)
+            await self._apply(room, state, message, role, text, stored_seq)
         except BaseException:
-            self.restore(room, before)  # the cache must not run ahead of the database
+            self.engine.forget_state(room)  # the cache must not run ahead of the database
             raise
 
     async def _apply(
@@ -80,7 +79,6 @@ class RoomIngest:
         role: Role,
         text: str,
         stored_seq: int | None,
-        before: str,
     ) -> None:
         if state.eof_snapshot is not None:
             state = self._resume_after_eof(room, state, role)
@@ -103,7 +101,7 @@ class RoomIngest:
                         room, state, events, message=self._row(room, message, role, text, state)
                     )
                     if stored_seq is None:
-                        self.restore(room, before)  # a redelivery
+                        self.engine.forget_state(room)  # a redelivery: reload what is stored
                         return
                 events = []
         task_open = state.task_active and not state.approved
@@ -123,7 +121,7 @@ class RoomIngest:
             if stored_seq is None:
                 seq = await tx.insert_message(row)
                 if seq is None:
-                    self.restore(room, before)
+                    self.engine.forget_state(room)  # a redelivery: reload what is stored
                     return
             else:
                 seq = stored_seq
@@ -189,9 +187,6 @@ class RoomIngest:
             async with self.engine.lock(room):
                 await self.ingest(room, message, Role(row.role), row.text, stored_seq=row.seq)
             await self.engine.outbox.flush(room.id)
-
-    def restore(self, room: RoomKey, state_json: str) -> None:
-        self.engine.states.put(room.id, RoomState.model_validate_json(state_json))
 
     def _resume_after_eof(self, room: RoomKey, state: RoomState, role: Role) -> RoomState:
         snapshot = RoomState.model_validate_json(state.eof_snapshot or "{}")

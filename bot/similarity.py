@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.models import Status
 from bot.status import strip_internal
@@ -50,12 +51,18 @@ _KO_SUFFIXES = sorted(
 )
 
 
+_KO_BY_LENGTH = [
+    (n, frozenset(x for x in _KO_SUFFIXES if len(x) == n))
+    for n in sorted({len(x) for x in _KO_SUFFIXES}, reverse=True)
+]
+
+
 def _stem(word: str) -> str:
     if not ("\uac00" <= word[0] <= "\ud7a3"):
         return word
-    for suffix in _KO_SUFFIXES:
-        if len(word) > len(suffix) + 1 and word.endswith(suffix):
-            return word[: -len(suffix)]
+    for n, suffixes in _KO_BY_LENGTH:  # longest suffix first
+        if len(word) > n + 1 and word[-n:] in suffixes:
+            return word[:-n]
     return word
 
 
@@ -67,6 +74,7 @@ def _grams(word: str) -> list[str]:
     return [word[i : i + n] for i in range(len(word) - n + 1)]
 
 
+@lru_cache(maxsize=256)  # each turn is compared twice: as the new one, then as the old
 def features(text: str) -> Features:
     raw = unicodedata.normalize("NFKC", strip_internal(text))
     fingerprints: set[str] = set()
