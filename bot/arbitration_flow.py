@@ -145,7 +145,7 @@ class ArbitrationFlow:
                         created_at=now,
                     )
                 )
-                state.awaiting_escalation = arbitration_id
+                state.awaiting_escalation = state.last_escalation = arbitration_id
             else:
                 if verdict.kind is VerdictKind.PROCEED:
                     state.proceed_triggers = [*state.proceed_triggers, trigger]

@@ -58,6 +58,7 @@ class RoomState(BaseModel):
     stalled_rounds: int = 0
     fired: list[Trigger] = Field(default_factory=list)
     awaiting_escalation: int | None = None
+    last_escalation: int | None = None  # the latest one, answered or not
     arbitrations_since_human: int = 0
     proceed_triggers: list[Trigger] = Field(default_factory=list)
     approved: bool = False

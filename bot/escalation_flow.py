@@ -63,14 +63,25 @@ class EscalationFlow:
     async def prepare_reply(
         self, state: RoomState, message: IncomingMessage, text: str, values: dict[str, Any]
     ) -> Reply | None:
-        """Decide what a human message means for the pending escalation (no writes)."""
-        assert state.awaiting_escalation is not None
+        """What a human message means for the room's escalation (no writes).
+
+        None: it is not an answer. A bare digit after the escalation was
+        decided is a late answer: its author is told who decided what, when.
+        """
+        number = parse_digit_answer(text)
+        if state.awaiting_escalation is None:
+            if number is None or state.last_escalation is None:
+                return None
+            late = await self.engine.storage.get_escalation(state.last_escalation)
+            if late is None or late.status != "answered":
+                return None
+            reply = Reply(late, message.author_id, str(values.get("language", "ko")))
+            return self._reject(reply, Rejection.ALREADY_ANSWERED)
         row = await self.engine.storage.get_escalation(state.awaiting_escalation)
         if row is None or row.status != "pending":
             state.awaiting_escalation = None
             return None
         reply = Reply(row, message.author_id, str(values.get("language", "ko")))
-        number = parse_digit_answer(text)
         if not may_answer(row, message.author_id, is_admin=self._is_admin(message.author_id)):
             return self._reject(reply, Rejection.NOT_ALLOWED)
         if number is None:

@@ -107,8 +107,7 @@ class RoomIngest:
         task_open = state.task_active and not state.approved
         answer = None
         if role is Role.USER:
-            if state.awaiting_escalation is not None:
-                answer = await self.engine.escalations.prepare_reply(state, message, text, values)
+            answer = await self.engine.escalations.prepare_reply(state, message, text, values)
             if answer is None or answer.starts_epoch:
                 self._human_starts_epoch(state, message)
         else:

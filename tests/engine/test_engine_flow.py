@@ -231,3 +231,21 @@ async def test_room_names_with_colons_keep_their_label(world: World) -> None:
     key = RoomKey("console", "team:alpha", None)
     assert RoomKey.parse(key.id) == key and key.label == "team:alpha"
     assert RoomKey.parse("slack:C1:1700000000.000100").thread == "1700000000.000100"
+
+
+async def test_a_late_digit_is_told_who_decided(world: World) -> None:
+    await deadlock(world)
+    await world.say("alice", "2")
+    state = await world.engine.load_state(world.engine_room())
+    epoch = state.epoch
+    await world.say("bob", "3")
+    assert world.events[-1] == {
+        "event": "answer_rejected", "room": "C1", "by": "bob", "reason": "already_answered"
+    }
+    _, user, text = world.transport.private[-1]
+    assert user == "bob" and "alice" in text and "2. 리뷰어 의견대로 수정" in text
+    state = await world.engine.load_state(world.engine_room())
+    assert state.epoch == epoch  # a late digit is not a new instruction
+    await world.say("alice", "이제 PR 올려줘")  # free text after the decision: a new epoch
+    state = await world.engine.load_state(world.engine_room())
+    assert state.epoch == epoch + 1
