@@ -225,7 +225,7 @@ async def pipeline(rooms: list[tuple[str, str]], channels: int, rate: float, bur
         burst_done = time.perf_counter() - start
         result.pending_after_burst = await pending_count(storage)
         for _ in range(MAX_TICKS):  # bounded: tick() until the outbox is empty
-            if not await storage.pending_rooms(limit=1):
+            if not await storage.pending_rooms(["slack"], limit=1):
                 break
             await engine.tick()
             result.ticks += 1

@@ -48,13 +48,19 @@ class ArbitrationFlow:
         row = await storage.get_arbitration(arbitration_id)
         if row is None or row.status in ("done", "cancelled"):
             return
+        stale = None
         if state.awaiting_escalation is not None and state.awaiting_escalation != arbitration_id:
             # Another arbitration already put this deadlock to the human (e.g. two
             # `/arbiter summon`s at once): one deadlock, one verdict.
+            stale = f"superseded by escalation #{state.awaiting_escalation}"
+        elif row.epoch != state.epoch and row.progress_outbox_id is None:
+            # A verdict or a human message started a new epoch since: moot.
+            stale = f"epoch {row.epoch} ended (room is at epoch {state.epoch})"
+        if stale is not None:
             async with storage.transaction() as tx:
                 await tx.update_arbitration(
                     arbitration_id, status="cancelled", finished_at=engine.clock.now(),
-                    overrides=[f"superseded by escalation #{state.awaiting_escalation}"],
+                    overrides=[stale],
                 )
             return
         _, values = await engine.thresholds(room)

@@ -106,6 +106,7 @@ async def _replay(
     engine.add_listener(json_printer() if as_json else human_printer())
     try:
         await engine.start()
+        await engine.drain()  # finish what an interrupted replay left, before going on
         await Replayer(engine, clock).run(lines)
     except TranscriptError as exc:
         print(f"tribunal replay: {name}: {exc}", file=sys.stderr)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import weakref
 from collections.abc import Coroutine, Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from bot.admin import AdminCommands
@@ -38,6 +38,8 @@ from bot.ports import EventListener, Transport
 from storage.base import Storage
 
 log = logging.getLogger(__name__)
+
+RECOVERY_EVERY = timedelta(seconds=30)
 
 
 class Engine:
@@ -66,6 +68,9 @@ class Engine:
         self.states: LRU[str, RoomState] = LRU(2048)
         self.open_turns: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.inflight: dict[str, int] = {}  # messages of a room handed in, not yet done
+        self.recovering: set[str] = set()
+        self._last_recovery: datetime | None = None
 
     # -- wiring -----------------------------------------------------------
     def register_transport(self, transport: Transport) -> None:
@@ -82,21 +87,46 @@ class Engine:
                 log.exception("event listener failed")
 
     async def start(self) -> None:
-        """Resume what a crash interrupted: open turns, arbitrations, the outbox."""
+        """Resume what a crash interrupted: open turns, arbitrations, waiting messages.
+
+        Each room resumes in its own task (a resumed model call can take
+        minutes; the adapters must not wait for it). `drain()` waits for them.
+        """
         self.open_turns.update(await self.storage.rooms_with_open_turns())
-        await asyncio.gather(
-            *(
-                self.resume_arbitration(RoomKey.parse(row.room_id), row.id)
-                for row in await self.storage.unfinished_arbitrations()
-            )
-        )
-        await self.rooms.finish_unprocessed()
+        await self.recover()
         await self.outbox.flush()
+
+    async def recover(self) -> None:
+        """Finish arbitrations and messages left unfinished, room by room.
+
+        Called at start and from `tick()`: an exception after a commit (or a
+        crash) must not strand a room until the next restart. Rooms that are
+        busy right now are left for a later call.
+        """
+        rooms: dict[str, list[int]] = {}
+        for row in await self.storage.unfinished_arbitrations():
+            rooms.setdefault(row.room_id, []).append(row.id)
+        for message in await self.storage.unprocessed_messages():
+            rooms.setdefault(message.room_id, [])
+        for room_id, arbitration_ids in rooms.items():
+            room = RoomKey.parse(room_id)
+            if self.inflight.get(room_id) or room_id in self.recovering or self.lock(room).locked():
+                continue
+            self.recovering.add(room_id)
+            self.spawn(self._recover_room(room, arbitration_ids))
+
+    async def _recover_room(self, room: RoomKey, arbitration_ids: list[int]) -> None:
+        try:
+            for arbitration_id in arbitration_ids:
+                await self.resume_arbitration(room, arbitration_id)
+            await self.rooms.finish_unprocessed(room)
+        finally:
+            self.recovering.discard(room.id)
 
     async def resume_arbitration(self, room: RoomKey, arbitration_id: int) -> None:
         async with self.lock(room):
             row = await self.storage.get_arbitration(arbitration_id)
-            if row is None or row.status == "done":
+            if row is None or row.status in ("done", "cancelled"):
                 return
             state = await self.load_state(room)
             await self.arbitration.run(room, state, row.id, row.trigger, row.evidence)
@@ -153,27 +183,38 @@ class Engine:
         if message.is_self:
             return
         room = message.room
-        lock = self.lock(room)
-        stored: int | None = None
-        if lock.locked():
-            stored = await self.rooms.store_while_busy(room, message)
-            if stored is None:
-                return  # a redelivery of a message already stored
-        # The lock is taken before anything else awaits on the fast path, so a
-        # room's messages are applied in the order they were handed in.
-        async with lock:
-            channel = await self.channels.get(room.platform, room.channel)
-            if not channel.watched or channel.paused:
-                return  # unwatched channels are never stored
-            ids = [message.author_id, *message.author_alt_ids]
-            role = message.role_hint or channel.role_of(ids)
-            if role is Role.USER and message.is_bot:
-                role = Role.OTHER
-            if role in (Role.OTHER, Role.ARBITER):
-                return
-            text = clip(message.text)
-            await self.rooms.ingest(room, message, role, text, stored_seq=stored or None)
+        # A message's place in its room is fixed here, before anything awaits:
+        # asyncio locks are FIFO, and while any message of the room is in
+        # flight, later ones are stored first (the platform was already told
+        # we have them) and then queue in the order their storing finished,
+        # which is the order they came in.
+        busy = self.inflight.get(room.id, 0) > 0
+        self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
+        try:
+            stored: int | None = None
+            if busy:
+                stored = await self.rooms.store_while_busy(room, message)
+                if stored is None:
+                    return  # a redelivery of a message already stored
+            async with self.lock(room):
+                await self._accept(room, message, stored or None)
+        finally:
+            self.inflight[room.id] -= 1
+            if not self.inflight[room.id]:
+                del self.inflight[room.id]
         await self.outbox.flush(room.id)
+
+    async def _accept(self, room: RoomKey, message: IncomingMessage, stored: int | None) -> None:
+        channel = await self.channels.get(room.platform, room.channel)
+        ids = [message.author_id, *message.author_alt_ids]
+        role = message.role_hint or channel.role_of(ids)
+        if role is Role.USER and message.is_bot:
+            role = Role.OTHER
+        if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
+            if stored:  # stored while waiting, then the channel was paused: settle it
+                await self.rooms.settle_ignored(stored)
+            return  # unwatched channels and unbound bots are never stored
+        await self.rooms.ingest(room, message, role, clip(message.text), stored_seq=stored)
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
         return await self.escalations.on_button(click)
@@ -194,6 +235,15 @@ class Engine:
         """
         for room_id in list(rooms if rooms is not None else self.open_turns):
             room = RoomKey.parse(room_id)
+            if not force:
+                cached = self.states.get(room.id)
+                turn = cached.open_turn if cached is not None else None
+                if self.lock(room).locked() or (
+                    turn is not None
+                    and (self.clock.now() - turn.last_at).total_seconds()
+                    < float((await self.channels.room_settings(room))["turn_quiet_seconds"])
+                ):
+                    continue  # busy (e.g. an arbitration), or not quiet yet: next tick
             channel = await self.channels.get(room.platform, room.channel)
             if channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged
@@ -205,6 +255,10 @@ class Engine:
     async def tick(self) -> None:
         try:
             await self.close_turns()
+            now = self.clock.now()
+            if self._last_recovery is None or now - self._last_recovery >= RECOVERY_EVERY:
+                self._last_recovery = now
+                await self.recover()
             await self.escalations.send_reminders(
                 self.clock.now() - timedelta(seconds=self.settings.reminder_after)
             )

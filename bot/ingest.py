@@ -170,22 +170,28 @@ class RoomIngest:
             turn_no=turn.turn_no if role.is_agent and turn else None,
         )
 
-    async def finish_unprocessed(self) -> None:
-        """Messages stored before a crash interrupted their processing."""
-        for row in await self.engine.storage.unprocessed_messages():
-            room = RoomKey.parse(row.room_id)
+    async def finish_unprocessed(self, room: RoomKey) -> None:
+        """Apply the room's messages that were stored but not applied (crash, failure)."""
+        engine = self.engine
+        for row in await engine.storage.unprocessed_messages(room.id):
             message = IncomingMessage(
-                platform=room.platform,
-                channel=room.channel,
-                thread=room.thread,
-                message_id=row.message_id,
-                author_id=row.author,
-                text=row.text,
-                ts=row.ts,
+                platform=room.platform, channel=room.channel, thread=room.thread,
+                message_id=row.message_id, author_id=row.author, text=row.text, ts=row.ts,
             )
-            async with self.engine.lock(room):
+            async with engine.lock(room):
+                if engine.inflight.get(room.id):
+                    return  # live messages of this room are queued: they come first
+                channel = await engine.channels.get(room.platform, room.channel)
+                if not channel.watched or channel.paused:
+                    await self.settle_ignored(row.seq)
+                    continue
                 await self.ingest(room, message, Role(row.role), row.text, stored_seq=row.seq)
-            await self.engine.outbox.flush(room.id)
+            await engine.outbox.flush(room.id)
+
+    async def settle_ignored(self, seq: int) -> None:
+        """A stored message that will not be applied (its channel is paused now)."""
+        async with self.engine.storage.transaction() as tx:
+            await tx.mark_processed(seq, epoch=-1, turn_no=None)
 
     def _resume_after_eof(self, room: RoomKey, state: RoomState, role: Role) -> RoomState:
         snapshot = RoomState.model_validate_json(state.eof_snapshot or "{}")

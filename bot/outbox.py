@@ -46,9 +46,9 @@ class Outbox:
             self._dirty.discard(room_id)
             rooms = [room_id]
         else:
-            rooms = await self.storage.pending_rooms()
-        # Rooms of a platform with no transport (adapter not running) wait, and
-        # do not hold up the others.
+            # Rooms of a platform with no transport (adapter not running) wait,
+            # and do not hold up the others.
+            rooms = await self.storage.pending_rooms(sorted(self.transports))
         rooms = [r for r in rooms if RoomKey.parse(r).platform in self.transports]
         await asyncio.gather(*(self._flush_room(r) for r in rooms))
 

@@ -212,7 +212,7 @@ class Storage(abc.ABC):
     async def load_room_state(self, room_id: str) -> str | None: ...
 
     @abc.abstractmethod
-    async def unprocessed_messages(self) -> list[MessageRow]:
+    async def unprocessed_messages(self, room_id: str | None = None) -> list[MessageRow]:
         """Messages stored but not yet applied (a crash came in between), oldest first."""
 
     @abc.abstractmethod
@@ -250,8 +250,8 @@ class Storage(abc.ABC):
     async def get_outbox(self, outbox_id: int) -> OutboxRow | None: ...
 
     @abc.abstractmethod
-    async def pending_rooms(self, limit: int = 1000) -> list[str]:
-        """Rooms with posts still to send."""
+    async def pending_rooms(self, platforms: list[str], limit: int = 1000) -> list[str]:
+        """Rooms of these platforms with posts still to send."""
 
     @abc.abstractmethod
     async def pending_outbox(self, room_id: str, limit: int = 50) -> list[OutboxRow]:

@@ -140,8 +140,14 @@ class SqliteStorage(Storage):
         row = await self._one("SELECT state FROM rooms WHERE id = ?", (room_id,))
         return None if row is None else str(row["state"])
 
-    async def unprocessed_messages(self) -> list[MessageRow]:
-        rows = await self._all("SELECT * FROM messages WHERE processed = 0 ORDER BY seq")
+    async def unprocessed_messages(self, room_id: str | None = None) -> list[MessageRow]:
+        if room_id is None:
+            rows = await self._all("SELECT * FROM messages WHERE processed = 0 ORDER BY seq")
+        else:
+            rows = await self._all(
+                "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
+                (room_id,),
+            )
         return [MessageRow.model_validate(r) for r in rows]
 
     async def rooms_with_open_turns(self) -> list[str]:
@@ -209,9 +215,14 @@ class SqliteStorage(Storage):
         row = await self._one("SELECT * FROM outbox WHERE id = ?", (outbox_id,))
         return None if row is None else OutboxRow.model_validate(row)
 
-    async def pending_rooms(self, limit: int = 1000) -> list[str]:
+    async def pending_rooms(self, platforms: list[str], limit: int = 1000) -> list[str]:
+        if not platforms:
+            return []
+        marks = ", ".join("?" for _ in platforms)
         rows = await self._all(
-            "SELECT DISTINCT room_id FROM outbox WHERE status = 'pending' LIMIT ?", (limit,)
+            "SELECT DISTINCT room_id FROM outbox WHERE status = 'pending'"
+            f" AND substr(room_id, 1, instr(room_id, ':') - 1) IN ({marks}) LIMIT ?",
+            (*platforms, limit),
         )
         return [str(r["room_id"]) for r in rows]
 

@@ -48,7 +48,9 @@ def _errors(action: str, room: RoomKey) -> Iterator[None]:
         yield
     except discord.HTTPException as exc:
         reason = _PERMANENT_CODES.get(exc.code, exc.text or "")
-        permanent = exc.status in (400, 401, 403, 404) or exc.code in _PERMANENT_CODES
+        # 401 is not permanent: a bad token is fixed by an operator, and the
+        # outbox keeps the post (with backoff) until then.
+        permanent = exc.status in (400, 403, 404) or exc.code in _PERMANENT_CODES
         log.error(
             "discord %s failed in %s: HTTP %s code %s (%s)%s",
             action, room.id, exc.status, exc.code, reason,

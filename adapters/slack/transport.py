@@ -33,12 +33,13 @@ from bot.ports import TransportError
 
 log = logging.getLogger("tribunal.slack")
 
-# Retrying cannot fix these: the channel, the message or our rights are gone.
+# Retrying cannot fix these: the channel, the message or our rights in it are
+# gone. Auth errors are not here: a revoked or expired token is fixed by an
+# operator, and the outbox keeps the posts (with backoff) until then.
 PERMANENT_ERRORS = frozenset({
     "not_in_channel", "channel_not_found", "is_archived", "msg_too_long", "no_text",
     "invalid_blocks", "invalid_blocks_format", "too_many_attachments", "invalid_arguments",
-    "invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
-    "no_permission", "missing_scope", "not_allowed_token_type", "restricted_action",
+    "no_permission", "not_allowed_token_type", "restricted_action",
     "ekm_access_denied", "team_access_not_granted", "cant_update_message",
     "message_not_found", "edit_window_closed", "user_not_in_channel", "user_not_found",
 })

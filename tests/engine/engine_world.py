@@ -57,6 +57,7 @@ async def make_world(db: Path, settings: Settings | None = None, **engine_kw: An
     world = World(engine, storage, transport, clock)
     engine.add_listener(world.events.append)
     await engine.start()
+    await engine.drain()  # what start() resumed runs in background tasks
     await engine.admin.configure_channel(
         "console", "C1", owner=["owner-bot"], reviewer=["reviewer-bot"], settings={}
     )

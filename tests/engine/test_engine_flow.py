@@ -249,3 +249,32 @@ async def test_a_late_digit_is_told_who_decided(world: World) -> None:
     await world.say("alice", "이제 PR 올려줘")  # free text after the decision: a new epoch
     state = await world.engine.load_state(world.engine_room())
     assert state.epoch == epoch + 1
+
+
+async def test_tick_skips_a_room_busy_with_a_summoned_arbitration(tmp_path: Path) -> None:
+    from bot.models import CommandRequest
+
+    w = await make_world(tmp_path / "busy.db", arbitrator=SlowForOneRoom(Settings(_env_file=None)))
+    try:
+        await w.say("alice", "go", thread="T-slow", gap=0)
+        await w.say("owner-bot", "STEP_DONE working", thread="T-slow", is_bot=True, gap=0)
+        reply = await w.engine.on_command(CommandRequest(
+            platform="console", channel="C1", thread="T-slow", user_id="boss", text="summon"))
+        assert reply.ok
+        await asyncio.sleep(0.05)  # the summoned arbitration now holds T-slow
+        await w.say("alice", "go", thread="T-fast", gap=0)
+        await w.say("owner-bot", "BLOCKED: need credentials", thread="T-fast", is_bot=True,
+                    gap=0)
+        w.clock.advance(5)
+        await asyncio.wait_for(w.engine.tick(), 2)
+        for _ in range(100):
+            if "verdict" in w.kinds():
+                break
+            await asyncio.sleep(0.01)
+        assert [e["trigger"] for e in w.events if e["event"] == "deadlock"] == ["manual", "blocked"]
+        assert w.kinds().count("verdict") == 1
+    finally:
+        for task in list(w.engine._tasks):
+            task.cancel()
+        await asyncio.gather(*w.engine._tasks, return_exceptions=True)
+        await w.storage.close()

@@ -9,6 +9,7 @@ from engine_world import deadlock, make_world
 
 from bot.arbiter.base import ArbitrationContext, ArbitrationOutcome
 from bot.arbiter.service import Arbitrator
+from bot.config import Settings
 from bot.models import MessageKind, OutgoingMessage, RoomKey
 from bot.ports import TransportError
 
@@ -83,7 +84,7 @@ async def test_failed_posts_stay_in_the_outbox_and_are_retried(tmp_path: Path) -
         w.clock.advance(60)
         await w.engine.tick()
     assert flaky.posts[0].startswith("⚖️") and flaky.posts[1].startswith("edit:ESCALATE")
-    assert await w.storage.pending_rooms() == []
+    assert await w.storage.pending_rooms(["console"]) == []
     await w.storage.close()
 
 
@@ -203,3 +204,113 @@ async def test_messages_waiting_behind_an_arbitration_survive_a_crash(tmp_path: 
     assert [r["message_id"] for r in rows][-2:] == ["r1", "answer"]
     assert {r["processed"] for r in rows} == {1}
     await second.storage.close()
+
+
+class GateArbitrator(Arbitrator):
+    """Waits for `gate` before answering like the `none` backend."""
+
+    def __init__(self) -> None:
+        super().__init__(Settings(_env_file=None))  # type: ignore[call-arg]
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def arbitrate(self, ctx: ArbitrationContext) -> ArbitrationOutcome:
+        self.entered.set()
+        await self.gate.wait()
+        return await super().arbitrate(ctx)
+
+
+async def test_messages_queued_behind_an_arbitration_keep_their_order(tmp_path: Path) -> None:
+    gate = GateArbitrator()
+    w = await make_world(tmp_path / "order.db", quiet_close=False, arbitrator=gate)
+    await w.say("alice", "go")
+    await w.say("owner-bot", "BLOCKED: need access", is_bot=True)
+    closing = asyncio.create_task(w.say("reviewer-bot", "agreed", is_bot=True, message_id="r0"))
+    await asyncio.wait_for(gate.entered.wait(), 5)
+    authors = ["owner-bot", "reviewer-bot"] * 4
+    queued = [
+        asyncio.create_task(w.say(a, f"msg {i}", is_bot=True, message_id=f"q{i}", gap=0))
+        for i, a in enumerate(authors)
+    ]
+    await asyncio.sleep(0.05)
+    gate.gate.set()  # the room frees up while later messages are still being stored
+    await asyncio.gather(closing, *queued)
+    rows = await w.storage._all(
+        "SELECT message_id, turn_no, processed FROM messages WHERE message_id LIKE 'q%' ORDER BY seq")
+    assert [r["message_id"] for r in rows] == [f"q{i}" for i in range(8)]
+    assert all(r["processed"] == 1 for r in rows)
+    turns = [r["turn_no"] for r in rows]
+    assert turns == sorted(turns) and len(set(turns)) == 8  # one turn each, in delivery order
+    await w.storage.close()
+
+
+async def test_a_failure_after_commit_is_recovered_without_a_restart(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "later.db", quiet_close=False)
+    flow = w.engine.arbitration
+    real = flow._record
+    calls = {"n": 0}
+
+    async def failing_once(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("disk I/O error")
+        return await real(*args, **kwargs)
+
+    flow._record = failing_once  # type: ignore[method-assign]
+    await w.say("alice", "go")
+    await w.say("owner-bot", "BLOCKED: need access", is_bot=True)
+    try:
+        await w.say("alice", "1", message_id="answer")
+    except RuntimeError:
+        pass
+    rows = await w.storage._all("SELECT status FROM arbitrations")
+    assert rows == [{"status": "running"}]
+    w.clock.advance(31)
+    await w.engine.tick()
+    await w.engine.drain()
+    assert "verdict" in w.kinds() and w.events[-1]["event"] == "escalation_answered"
+    rows = await w.storage._all("SELECT processed FROM messages WHERE message_id = 'answer'")
+    assert rows == [{"processed": 1}]
+    await w.storage.close()
+
+
+async def test_start_does_not_wait_for_resumed_model_calls(tmp_path: Path) -> None:
+    db = tmp_path / "start.db"
+    hanging = HangingArbitrator()
+    first = await make_world(db, quiet_close=False, arbitrator=hanging)
+    task = asyncio.create_task(deadlock(first))
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await first.storage.close()
+
+    from bot.clock import ManualClock
+    from bot.engine import Engine
+    from storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(str(db))
+    await storage.open()
+    again = HangingArbitrator()
+    engine = Engine(Settings(_env_file=None), storage, ManualClock(), arbitrator=again)  # type: ignore[call-arg]
+    await asyncio.wait_for(engine.start(), 2)  # returns while the model call hangs
+    await asyncio.wait_for(again.entered.wait(), 5)
+    for t in list(engine._tasks):
+        t.cancel()
+    await asyncio.gather(*engine._tasks, return_exceptions=True)
+    await storage.close()
+
+
+async def test_an_arbitration_from_an_ended_epoch_is_cancelled(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "epoch.db", quiet_close=False)
+    await w.say("alice", "go")
+    room = w.engine_room()
+    state = await w.engine.load_state(room)
+    async with w.storage.transaction() as tx:
+        stale = await tx.create_arbitration(room.id, state.epoch, "blocked",
+                                            {"after_message": "m1"}, w.clock.now())
+    await w.say("alice", "never mind, do something else")  # a new epoch
+    await w.engine.resume_arbitration(room, stale)
+    assert "verdict" not in w.kinds()
+    row = await w.storage.get_arbitration(stale)
+    assert row is not None and row.status == "cancelled" and "epoch" in row.overrides[0]
+    await w.storage.close()

@@ -73,7 +73,7 @@ async def test_rate_limit_that_persists_is_a_transient_error(slack_api: FakeSlac
     assert not err.value.permanent
 
 
-@pytest.mark.parametrize("code", ["not_in_channel", "channel_not_found", "invalid_auth"])
+@pytest.mark.parametrize("code", ["not_in_channel", "channel_not_found", "is_archived"])
 async def test_permanent_errors_are_logged_clearly(slack_api: FakeSlackAPI, code: str,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     slack_api.fail("chat.postMessage", code)
@@ -84,10 +84,13 @@ async def test_permanent_errors_are_logged_clearly(slack_api: FakeSlackAPI, code
     assert BOT_TOKEN not in caplog.text
 
 
-async def test_bad_token_is_permanent(slack_api: FakeSlackAPI) -> None:
-    with pytest.raises(TransportError) as err:
+async def test_bad_token_is_loud_but_kept_for_retry(slack_api: FakeSlackAPI,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    # An operator fixes a revoked token; until then the outbox keeps the post.
+    with caplog.at_level(logging.ERROR, "tribunal.slack"), pytest.raises(TransportError) as err:
         await transport(slack_api, token="xoxb-wrong").post(ROOM, msg())
-    assert err.value.permanent and "invalid_auth" in str(err.value)
+    assert not err.value.permanent and "invalid_auth" in str(err.value)
+    assert "invalid_auth" in caplog.text and "xoxb-wrong" not in caplog.text
 
 
 async def test_rejected_blocks_fall_back_to_plain_text(slack_api: FakeSlackAPI) -> None:
