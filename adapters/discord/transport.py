@@ -88,14 +88,25 @@ class DiscordTransport:
         rendered = render(message, self._limit)
         channel = self._client.get_partial_messageable(_target(room))
         ids: list[int] = []
-        with _errors("post", room):
-            for i, chunk in enumerate(rendered.chunks):
-                last = i == len(rendered.chunks) - 1
-                kwargs: dict[str, Any] = {"allowed_mentions": rendered.allowed_mentions}
-                if last and rendered.view is not None:
-                    kwargs["view"] = rendered.view
-                sent = await channel.send(chunk, **kwargs)
-                ids.append(sent.id)
+        try:
+            with _errors("post", room):
+                for i, chunk in enumerate(rendered.chunks):
+                    last = i == len(rendered.chunks) - 1
+                    kwargs: dict[str, Any] = {"allowed_mentions": rendered.allowed_mentions}
+                    if last and rendered.view is not None:
+                        kwargs["view"] = rendered.view
+                    sent = await channel.send(chunk, **kwargs)
+                    ids.append(sent.id)
+        except TransportError:
+            # The outbox will post the whole message again: take back the part
+            # that made it, so the room does not see it twice.
+            for partial in ids:
+                try:
+                    await channel.get_partial_message(partial).delete()
+                except discord.HTTPException as exc:
+                    log.warning("could not take back a partial post in %s: HTTP %s code %s",
+                                room.id, exc.status, exc.code)
+            raise
         self._remember(str(ids[0]), ids)
         return str(ids[0])
 

@@ -189,3 +189,17 @@ async def test_edit_to_shorter_text_removes_leftover_chunks(adapter, fake_discor
     await adapter.transport.edit(ROOM, first_id, OutgoingMessage(kind="notice", text="짧게"))
     [left] = fake_discord.channel_messages(P.THREAD)
     assert (left["id"], left["content"], left["components"]) == (first_id, "짧게", [])
+
+
+async def test_a_post_that_fails_midway_is_taken_back_before_the_retry(
+    adapter, fake_discord
+) -> None:
+    message = escalation(long_verdict())
+    fake_discord.fail_next("POST", rf"^/channels/{P.THREAD}/messages$", 401,
+                           {"message": "401: Unauthorized", "code": 0}, after=1)
+    with pytest.raises(TransportError) as info:
+        await adapter.transport.post(ROOM, message)
+    assert not info.value.permanent  # kept by the outbox, retried later
+    await adapter.transport.post(ROOM, message)  # the outbox's retry
+    posted = fake_discord.channel_messages(P.THREAD)
+    assert len(posted) == len(render(message, 2000).chunks)  # no chunk twice

@@ -42,6 +42,7 @@ class Failure:
     body: dict[str, Any]
     times: int
     headers: dict[str, str] = field(default_factory=dict)
+    after: int = 0  # matching requests let through before failing
 
 
 class FakeDiscord:
@@ -117,6 +118,7 @@ class FakeDiscord:
         body: dict[str, Any] | None = None,
         *,
         times: int = 1,
+        after: int = 0,
     ) -> None:
         headers: dict[str, str] = {}
         if status == 429:
@@ -125,7 +127,8 @@ class FakeDiscord:
             # discord.py treats a 429 without `Via` as a Cloudflare ban.
             headers = {"Via": "1.1 google", "Retry-After": "1", "X-RateLimit-Scope": "user"}
         self._failures.append(
-            Failure(method.upper(), re.compile(path_regex), status, body or {}, times, headers)
+            Failure(method.upper(), re.compile(path_regex), status, body or {}, times, headers,
+                    after)
         )
 
     def rate_limit_next(self, method: str, path_regex: str, retry_after: float = 0.01) -> None:
@@ -193,6 +196,9 @@ class FakeDiscord:
         self.calls.append(Call(request.method, path, dict(request.query), body))
         for failure in self._failures:
             if failure.method == request.method and failure.pattern.search(path):
+                if failure.after > 0:
+                    failure.after -= 1
+                    break
                 failure.times -= 1
                 if failure.times <= 0:
                     self._failures.remove(failure)
