@@ -61,9 +61,10 @@ def _indent(text: str) -> str:
 class Replayer:
     """Feeds transcript lines to the engine in order, one room line at a time."""
 
-    def __init__(self, engine: Engine, clock: ManualClock) -> None:
+    def __init__(self, engine: Engine, clock: ManualClock, echo: TextIO | None = None) -> None:
         self.engine = engine
         self.clock = clock
+        self.echo = echo  # human mode: show the conversation as it is replayed
         self.room = DEFAULT_ROOM
         self.touched: set[str] = set()
         self._configured: set[str] = set()
@@ -100,6 +101,11 @@ class Replayer:
             role_hint=line.role,
         )
         self.touched.add(message.room.id)
+        if self.echo is not None:
+            who = f"{line.author} ({line.role.value})" if line.role else line.author
+            text = " ".join(line.text.split())
+            text = text if len(text) <= 160 else text[:159] + "…"
+            print(f"[{self.room}] {message.message_id} {who}: {text}", file=self.echo, flush=True)
         await self.engine.on_message(message)
 
     async def run(self, lines: Iterable[str]) -> None:

@@ -107,7 +107,7 @@ async def _replay(
     try:
         await engine.start()
         await engine.drain()  # finish what an interrupted replay left, before going on
-        await Replayer(engine, clock).run(lines)
+        await Replayer(engine, clock, echo=None if as_json else sys.stdout).run(lines)
     except TranscriptError as exc:
         print(f"tribunal replay: {name}: {exc}", file=sys.stderr)
         return EXIT_USAGE
