@@ -218,9 +218,18 @@ class AdminCommands:
             )
             if state.last_detection:
                 d = state.last_detection
+                compared = d.get("round") or {}
+                similarity = compared.get("reviewer_similarity_to_previous")
                 lines.append(
                     f"마지막 감지: {d.get('trigger')} (rounds {d.get('rounds')},"
-                    f" stalled {d.get('stalled_rounds')})"
+                    f" stalled {d.get('stalled_rounds')}"
+                    + (
+                        f", 리뷰어 턴 {compared.get('reviewer_turn')} vs"
+                        f" {compared.get('reviewer_previous_turn')} 유사도 {similarity}"
+                        if similarity is not None
+                        else ""
+                    )
+                    + ")"
                 )
             past = await engine.storage.room_arbitrations(room.id, limit=1)
             if past:

@@ -9,6 +9,7 @@ import logging
 import signal
 import sys
 import tempfile
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -59,8 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         settings = Settings()
+        settings.file_config()  # a broken TRIBUNAL_CONFIG is reported here, not mid-run
     except ValidationError as exc:
         print(f"tribunal: invalid configuration:\n{exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except tomllib.TOMLDecodeError as exc:
+        print(f"tribunal: TRIBUNAL_CONFIG is not valid TOML: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"tribunal: cannot read TRIBUNAL_CONFIG: {exc.strerror}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "run":
         return asyncio.run(_run(settings))

@@ -146,3 +146,39 @@ def test_help_documents_every_command() -> None:
     assert result.returncode == 0
     for command in ("run", "replay", "demo"):
         assert command in result.stdout
+
+
+def test_broken_config_file_is_a_clear_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[defaults\nstall_threshold = 2", encoding="utf-8")
+    result = tribunal("demo", env={"TRIBUNAL_CONFIG": str(bad)})
+    assert result.returncode == 2 and "not valid TOML" in result.stderr
+    assert "Traceback" not in result.stderr
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('[[channels]]\nplatform = "slack"\n', encoding="utf-8")
+    result = tribunal("demo", env={"TRIBUNAL_CONFIG": str(wrong)})
+    assert result.returncode == 2 and "channel" in result.stderr
+    missing = tribunal("demo", env={"TRIBUNAL_CONFIG": str(tmp_path / "none.toml")})
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_config_file_binds_channels_and_sets_defaults(tmp_path: Path) -> None:
+    conf = tmp_path / "tribunal.toml"
+    conf.write_text(
+        '[defaults]\nstall_threshold = 1\n\n[[channels]]\nplatform = "console"\n'
+        'channel = "cfg"\nowner = ["o"]\nreviewer = ["r"]\n', encoding="utf-8")
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {"type": "message", "id": "x1", "author": "kim", "text": "go"},
+        {"type": "message", "id": "x2", "author": "o", "text": "STEP_DONE did `f()` in a.py"},
+        {"type": "message", "id": "x3", "author": "r", "text": "a.py:3 `f()` is wrong"},
+        {"type": "message", "id": "x4", "author": "o", "text": "`f()` in a.py is right"},
+        {"type": "message", "id": "x5", "author": "r", "text": "`f()` is still wrong at a.py:3"},
+    ]
+    room = {"type": "room", "room": "cfg"}  # no roles: the TOML file binds them
+    transcript.write_text("\n".join(json.dumps(x) for x in [room, *lines]), encoding="utf-8")
+    result = tribunal("replay", str(transcript), "--json", db=tmp_path / "c.db",
+                      env={"TRIBUNAL_CONFIG": str(conf)})
+    assert result.returncode == 0, result.stderr
+    first = events(result.stdout)[0]
+    assert first["trigger"] == "no_progress" and first["stalled_rounds"] == 1
