@@ -188,7 +188,9 @@ class Engine:
         # flight, later ones are stored first (the platform was already told
         # we have them) and then queue in the order their storing finished,
         # which is the order they came in.
-        busy = self.inflight.get(room.id, 0) > 0
+        # Busy also when something else holds the room (an arbitration task, a
+        # click, a command): a model call can take minutes.
+        busy = self.inflight.get(room.id, 0) > 0 or self.lock(room).locked()
         self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
         try:
             stored: int | None = None
