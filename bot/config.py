@@ -53,7 +53,7 @@ def _split_ids(value: Any) -> list[str]:
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="TRIBUNAL_", env_file=".env", extra="ignore", populate_by_name=True
+        env_prefix="TRIBUNAL_", env_file=".env", extra="ignore"
     )
 
     database: str = "./tribunal.db"
@@ -133,14 +133,13 @@ class Settings(BaseSettings):
 
     def room_defaults(self) -> dict[str, Any]:
         """Global tunables (what `room -> channel -> global` falls back to)."""
-        base: dict[str, Any] = {
-            "stall_threshold": self.stall_threshold,
-            "max_rounds": self.max_rounds,
-            "max_arbitrations": self.max_arbitrations,
-            "turn_quiet_seconds": self.turn_quiet_seconds,
-            "similarity_threshold": self.similarity_threshold,
-            "language": self.language,
-            "reminder_after": self.reminder_after,
-        }
-        base.update(self.file_config().defaults)
+        names = (
+            "stall_threshold", "max_rounds", "max_arbitrations", "turn_quiet_seconds",
+            "similarity_threshold", "language", "reminder_after",
+        )
+        base: dict[str, Any] = {name: getattr(self, name) for name in names}
+        # The TOML file's [defaults] beat the built-in defaults; a variable set
+        # in the environment (or given explicitly) beats the file.
+        base.update({k: v for k, v in self.file_config().defaults.items() if k in names})
+        base.update({name: getattr(self, name) for name in names if name in self.model_fields_set})
         return base

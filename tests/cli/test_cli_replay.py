@@ -182,3 +182,12 @@ def test_config_file_binds_channels_and_sets_defaults(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     first = events(result.stdout)[0]
     assert first["trigger"] == "no_progress" and first["stalled_rounds"] == 1
+
+
+def test_message_ids_are_unique_per_room_not_per_database(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    first = tribunal("replay", str(TRANSCRIPTS / "circular_en.jsonl"), "--json", db=db)
+    demo = tribunal("demo", "--json", "--database", str(db))  # also uses ids m1, m2, ...
+    assert first.returncode == demo.returncode == 0
+    assert [e["event"] for e in events(demo.stdout)] == [
+        "deadlock", "verdict", "escalation_answered", "approved"]

@@ -98,3 +98,28 @@ async def test_context_queries_are_bounded(tmp_path: Path) -> None:
         " AND turn_no IS NOT NULL ORDER BY turn_no DESC LIMIT 8", ("r",))
     assert any("messages_by_room_turn" in str(p["detail"]) for p in plan)
     await s.close()
+
+
+async def test_migration_keeps_messages_and_moves_uniqueness_to_rooms(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as conn:  # a database as version 2 left it
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for version, sql in migrations()[:2]:
+            for statement in sql.split(";"):
+                code = "\n".join(x for x in statement.splitlines() if not x.lstrip().startswith("--"))
+                if code.strip():
+                    conn.execute(code)
+            conn.execute("INSERT INTO schema_version VALUES (?)", (version,))
+        conn.execute("INSERT INTO messages (platform, message_id, room_id, author, role, text, ts,"
+                     " epoch) VALUES ('console', 'm1', 'console:a:', 'u', 'user', 'kept', 'x', 0)")
+    s = await opened(db)
+    rows = await s._all("SELECT seq, text FROM messages")
+    assert rows == [{"seq": 1, "text": "kept"}]
+    row = MessageRow(platform="console", message_id="m1", room_id="console:b:", author="u",
+                     role="user", text="other room", ts=NOW)
+    async with s.transaction() as tx:
+        assert await tx.insert_message(row) == 2  # same id, another room
+        assert await tx.insert_message(row) is None  # same id, same room
+    await s.close()
