@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from bot import detection
 from bot.detection import Approved, Deadlock, RoomState
 from bot.models import IncomingMessage, Role, RoomKey
-from storage.base import MessageRow
+from storage.base import MessageRow, Transaction
 
 if TYPE_CHECKING:
     from bot.engine import Engine
@@ -129,20 +129,7 @@ class RoomIngest:
                 state.task_start_seq = seq
             if answer is not None:
                 await self.engine.escalations.apply_reply(tx, room, state, answer, message)
-            arbitration_ids = [
-                await tx.create_arbitration(
-                    room.id, state.epoch, d.trigger.value, d.evidence, self.engine.clock.now()
-                )
-                for d in deadlocks
-            ]
-            await tx.save_room_state(
-                room.id,
-                room.platform,
-                room.channel,
-                room.thread,
-                state.model_dump_json(),
-                self.engine.clock.now(),
-            )
+            arbitration_ids = await self._write(tx, room, state, deadlocks)
         self.track_open(room, state)
         if answer is not None:
             self.engine.outbox.note(room.id)
@@ -152,6 +139,20 @@ class RoomIngest:
             await self.engine.arbitration.run(
                 room, state, arbitration_id, deadlock.trigger.value, deadlock.evidence
             )
+
+    async def _write(
+        self, tx: Transaction, room: RoomKey, state: RoomState, deadlocks: list[Deadlock]
+    ) -> list[int]:
+        """Record the deadlocks' arbitrations and the room's new state (one transaction)."""
+        now = self.engine.clock.now()
+        ids = [
+            await tx.create_arbitration(room.id, state.epoch, d.trigger.value, d.evidence, now)
+            for d in deadlocks
+        ]
+        await tx.save_room_state(
+            room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
+        )
+        return ids
 
     @staticmethod
     def _row(
@@ -175,8 +176,13 @@ class RoomIngest:
         engine = self.engine
         for row in await engine.storage.unprocessed_messages(room.id):
             message = IncomingMessage(
-                platform=room.platform, channel=room.channel, thread=room.thread,
-                message_id=row.message_id, author_id=row.author, text=row.text, ts=row.ts,
+                platform=room.platform,
+                channel=room.channel,
+                thread=room.thread,
+                message_id=row.message_id,
+                author_id=row.author,
+                text=row.text,
+                ts=row.ts,
             )
             async with engine.lock(room):
                 if engine.inflight.get(room.id):
@@ -280,20 +286,7 @@ class RoomIngest:
                 seq = await tx.insert_message(message.model_copy(update={"processed": False}))
                 if seq is None:
                     return None
-            ids = [
-                await tx.create_arbitration(
-                    room.id, state.epoch, d.trigger.value, d.evidence, self.engine.clock.now()
-                )
-                for d in deadlocks
-            ]
-            await tx.save_room_state(
-                room.id,
-                room.platform,
-                room.channel,
-                room.thread,
-                state.model_dump_json(),
-                self.engine.clock.now(),
-            )
+            ids = await self._write(tx, room, state, deadlocks)
         self.track_open(room, state)
         self._emit_detection(room, events)
         for deadlock, arbitration_id in zip(deadlocks, ids, strict=True):
