@@ -59,6 +59,7 @@ class RoomState(BaseModel):
     fired: list[Trigger] = Field(default_factory=list)
     awaiting_escalation: int | None = None
     last_escalation: int | None = None  # the latest one, answered or not
+    decided_turn_seq: int | None = None  # turn_seq when it was answered (late digits)
     arbitrations_since_human: int = 0
     proceed_triggers: list[Trigger] = Field(default_factory=list)
     approved: bool = False

@@ -190,7 +190,11 @@ class Engine:
         # which is the order they came in.
         # Busy also when something else holds the room (an arbitration task, a
         # click, a command): a model call can take minutes.
-        busy = self.inflight.get(room.id, 0) > 0 or self.lock(room).locked()
+        busy = (
+            self.inflight.get(room.id, 0) > 0
+            or self.lock(room).locked()
+            or room.id in self.recovering  # older stored messages go first
+        )
         self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
         try:
             stored: int | None = None
@@ -207,14 +211,17 @@ class Engine:
         await self.outbox.flush(room.id)
 
     async def _accept(self, room: RoomKey, message: IncomingMessage, stored: int | None) -> None:
+        if stored:
+            # Stored while the room was busy: apply it, and anything older still
+            # waiting, in stored order (it may already have been applied).
+            await self.rooms.apply_stored(room, up_to=stored)
+            return
         channel = await self.channels.get(room.platform, room.channel)
         ids = [message.author_id, *message.author_alt_ids]
         role = message.role_hint or channel.role_of(ids)
         if role is Role.USER and message.is_bot:
             role = Role.OTHER
         if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
-            if stored:  # stored while waiting, then the channel was paused: settle it
-                await self.rooms.settle_ignored(stored)
             return  # unwatched channels and unbound bots are never stored
         await self.rooms.ingest(room, message, role, clip(message.text), stored_seq=stored)
 

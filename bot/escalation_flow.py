@@ -7,7 +7,7 @@ a digit and a click for the same room from interleaving in this process.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from bot.answers import parse_digit_answer
@@ -35,6 +35,8 @@ from storage.base import EscalationRow, Transaction
 
 if TYPE_CHECKING:
     from bot.engine import Engine
+
+LATE_ANSWER_WINDOW = timedelta(minutes=10)
 
 
 @dataclass(slots=True)
@@ -70,10 +72,19 @@ class EscalationFlow:
         """
         number = parse_digit_answer(text)
         if state.awaiting_escalation is None:
+            # A late answer: a bare digit shortly after the decision, before the
+            # agents said anything more. Later, a digit is an ordinary message.
             if number is None or state.last_escalation is None:
                 return None
+            if state.decided_turn_seq != state.turn_seq:
+                return None
             late = await self.engine.storage.get_escalation(state.last_escalation)
-            if late is None or late.status != "answered":
+            if (
+                late is None
+                or late.status != "answered"
+                or late.answered_at is None
+                or self.engine.clock.now() - late.answered_at > LATE_ANSWER_WINDOW
+            ):
                 return None
             reply = Reply(late, message.author_id, str(values.get("language", "ko")))
             return self._reject(reply, Rejection.ALREADY_ANSWERED)
@@ -135,6 +146,7 @@ class EscalationFlow:
             return False
         await tx.cancel_other_escalations(room.id, keep=reply.escalation.id)
         state.awaiting_escalation = None
+        state.decided_turn_seq = state.turn_seq
         confirmation = OutgoingMessage(
             kind=MessageKind.CONFIRMATION,
             text=confirmation_text(reply.option, reply.text, reply.language),

@@ -173,8 +173,25 @@ class RoomIngest:
 
     async def finish_unprocessed(self, room: RoomKey) -> None:
         """Apply the room's messages that were stored but not applied (crash, failure)."""
+        async with self.engine.lock(room):
+            await self.apply_stored(room)
+        await self.engine.outbox.flush(room.id)
+
+    async def apply_stored(self, room: RoomKey, up_to: int | None = None) -> None:
+        """Apply the room's stored, unapplied messages oldest first (up to seq `up_to`).
+
+        The caller holds the room lock. The rows are read under it, so a row
+        applied by someone else meanwhile is not applied twice, and every
+        applier goes in stored order: a message never overtakes an older one.
+        """
         engine = self.engine
         for row in await engine.storage.unprocessed_messages(room.id):
+            if up_to is not None and row.seq > up_to:
+                break
+            channel = await engine.channels.get(room.platform, room.channel)
+            if not channel.watched or channel.paused:
+                await self.settle_ignored(row.seq)
+                continue
             message = IncomingMessage(
                 platform=room.platform,
                 channel=room.channel,
@@ -184,15 +201,7 @@ class RoomIngest:
                 text=row.text,
                 ts=row.ts,
             )
-            async with engine.lock(room):
-                if engine.inflight.get(room.id):
-                    return  # live messages of this room are queued: they come first
-                channel = await engine.channels.get(room.platform, room.channel)
-                if not channel.watched or channel.paused:
-                    await self.settle_ignored(row.seq)
-                    continue
-                await self.ingest(room, message, Role(row.role), row.text, stored_seq=row.seq)
-            await engine.outbox.flush(room.id)
+            await self.ingest(room, message, Role(row.role), row.text, stored_seq=row.seq)
 
     async def settle_ignored(self, seq: int) -> None:
         """A stored message that will not be applied (its channel is paused now)."""

@@ -103,9 +103,9 @@ class DiscordTransport:
             for partial in ids:
                 try:
                     await channel.get_partial_message(partial).delete()
-                except discord.HTTPException as exc:
-                    log.warning("could not take back a partial post in %s: HTTP %s code %s",
-                                room.id, exc.status, exc.code)
+                except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+                    # The post is still retried as a whole; this part may show twice.
+                    log.warning("could not take back a partial post in %s: %r", room.id, exc)
             raise
         self._remember(str(ids[0]), ids)
         return str(ids[0])

@@ -278,3 +278,24 @@ async def test_tick_skips_a_room_busy_with_a_summoned_arbitration(tmp_path: Path
             task.cancel()
         await asyncio.gather(*w.engine._tasks, return_exceptions=True)
         await w.storage.close()
+
+
+async def test_a_digit_is_an_ordinary_message_once_the_agents_moved_on(world: World) -> None:
+    await deadlock(world)
+    await world.say("alice", "2")
+    await world.say("owner-bot", "Which do you prefer: 1) keep the API or 2) break it?",
+                    is_bot=True)
+    state = await world.engine.load_state(world.engine_room())
+    epoch = state.epoch
+    await world.say("alice", "2")  # answers the agent, not the old escalation
+    assert world.events[-1]["event"] != "answer_rejected"
+    state = await world.engine.load_state(world.engine_room())
+    assert state.epoch == epoch + 1
+
+
+async def test_a_digit_long_after_the_decision_is_an_ordinary_message(world: World) -> None:
+    await deadlock(world)
+    await world.say("alice", "2")
+    later(world, 1)
+    await world.say("bob", "3")
+    assert world.events[-1]["event"] == "escalation_answered"  # nothing new was emitted

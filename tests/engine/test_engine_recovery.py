@@ -314,3 +314,81 @@ async def test_an_arbitration_from_an_ended_epoch_is_cancelled(tmp_path: Path) -
     row = await w.storage.get_arbitration(stale)
     assert row is not None and row.status == "cancelled" and "epoch" in row.overrides[0]
     await w.storage.close()
+
+
+def _spy_ingest(engine: object) -> list[str]:
+    """Record which messages the engine applies, in order."""
+    applied: list[str] = []
+    rooms = engine.rooms  # type: ignore[attr-defined]
+    real = rooms.ingest
+
+    async def spy(room, message, role, text, stored_seq=None):  # type: ignore[no-untyped-def]
+        applied.append(message.message_id)
+        return await real(room, message, role, text, stored_seq)
+
+    rooms.ingest = spy
+    return applied
+
+
+async def test_recovery_and_live_messages_apply_each_message_once(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "once.db", quiet_close=False,
+                         arbitrator=GateArbitrator())
+    gate = w.engine.arbitration.arbitrator
+    room = w.engine_room()
+    await w.say("alice", "fix it")
+    await w.say("owner-bot", "STEP_DONE working on it", is_bot=True)
+    state = await w.engine.load_state(room)
+    async with w.storage.transaction() as tx:  # an arbitration a crash left behind
+        await tx.create_arbitration(room.id, state.epoch, "manual", {"after_message": "m2"},
+                                    w.clock.now())
+    applied = _spy_ingest(w.engine)
+    await w.engine.recover()
+    await asyncio.wait_for(gate.entered.wait(), 5)  # recovery is in the model call
+    live = [asyncio.create_task(w.say("reviewer-bot", f"review part {i}", is_bot=True,
+                                      message_id=f"r{i}")) for i in (1, 2)]
+    await asyncio.sleep(0.05)
+    gate.gate.set()
+    await asyncio.gather(*live)
+    await w.engine.drain()
+    assert applied == ["r1", "r2"]
+    state = await w.engine.load_state(room)
+    assert state.open_turn is not None and state.open_turn.text == "review part 1\nreview part 2"
+    await w.storage.close()
+
+
+async def test_after_a_restart_older_stored_messages_go_before_new_ones(tmp_path: Path) -> None:
+    db = tmp_path / "backlog.db"
+    first = await make_world(db, quiet_close=False)
+    room = first.engine_room()
+    await first.say("alice", "fix it")
+    await first.say("owner-bot", "STEP_DONE first attempt", is_bot=True)
+    held = first.engine.lock(room)
+    await held.acquire()  # the room is busy (a model call)
+    queued = [asyncio.create_task(first.say("reviewer-bot", f"review {i}", is_bot=True,
+                                            message_id=f"u{i}")) for i in (1, 2)]
+    await asyncio.sleep(0.1)  # both stored, waiting for the room
+    for task in queued:
+        task.cancel()  # the process dies
+    await asyncio.gather(*queued, return_exceptions=True)
+    await first.storage.close()
+
+    from bot.clock import ManualClock
+    from bot.engine import Engine
+    from bot.models import IncomingMessage
+    from storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(str(db))
+    await storage.open()
+    clock = ManualClock(first.clock.now())
+    engine = Engine(Settings(_env_file=None), storage, clock)  # type: ignore[call-arg]
+    applied = _spy_ingest(engine)
+    await engine.start()  # the room's recovery runs in a task
+    clock.advance(1)
+    await engine.on_message(IncomingMessage(
+        platform="console", channel="C1", thread="T1", message_id="live1",
+        author_id="owner-bot", is_bot=True, text="STEP_DONE second attempt", ts=clock.now()))
+    await engine.drain()
+    assert applied == ["u1", "u2", "live1"]
+    state = await engine.load_state(room)
+    assert state.open_turn is not None and state.open_turn.role.value == "owner"
+    await storage.close()
