@@ -14,6 +14,7 @@ from bot.channels import channel_scope
 from bot.commands import Command, CommandError, parse_command
 from bot.detection import manual_deadlock
 from bot.models import CommandReply, CommandRequest, RoomKey
+from storage.base import Transaction
 
 if TYPE_CHECKING:
     from bot.engine import Engine
@@ -53,19 +54,20 @@ class AdminCommands:
         return RoomKey.parse(latest) if latest else None
 
     async def _audit(
-        self, request: CommandRequest, action: str, scope: str, before: Any, after: Any
+        self, tx: Transaction, request: CommandRequest, action: str, scope: str,
+        before: Any, after: Any,
     ) -> None:
-        async with self.engine.storage.transaction() as tx:
-            await tx.add_audit(
-                at=self.engine.clock.now(),
-                platform=request.platform,
-                channel=request.channel,
-                user_id=request.user_id,
-                action=action,
-                scope=scope,
-                before=json.dumps(before, ensure_ascii=False),
-                after=json.dumps(after, ensure_ascii=False),
-            )
+        """Who changed what, before and after, in the transaction making the change."""
+        await tx.add_audit(
+            at=self.engine.clock.now(),
+            platform=request.platform,
+            channel=request.channel,
+            user_id=request.user_id,
+            action=action,
+            scope=scope,
+            before=None if before is None else json.dumps(before, ensure_ascii=False),
+            after=json.dumps(after, ensure_ascii=False),
+        )
 
     async def _set(
         self,
@@ -91,16 +93,7 @@ class AdminCommands:
             before = info.settings.get(key, engine.channels.defaults.get(key))
         async with engine.storage.transaction() as tx:
             await tx.set_setting(scope, scope_id, key, value)
-            await tx.add_audit(
-                at=engine.clock.now(),
-                platform=request.platform,
-                channel=request.channel,
-                user_id=request.user_id,
-                action=action,
-                scope=f"{scope}:{scope_id}",
-                before=json.dumps(before),
-                after=json.dumps(value),
-            )
+            await self._audit(tx, request, action, f"{scope}:{scope_id}", before, value)
         engine.channels.invalidate(request.platform, request.channel)
         return before
 
@@ -135,16 +128,7 @@ class AdminCommands:
         async with engine.storage.transaction() as tx:
             await tx.set_bindings(request.platform, request.channel, "owner", cmd.owner)
             await tx.set_bindings(request.platform, request.channel, "reviewer", cmd.reviewer)
-            await tx.add_audit(
-                at=engine.clock.now(),
-                platform=request.platform,
-                channel=request.channel,
-                user_id=request.user_id,
-                action="roles",
-                scope=f"channel:{scope_id}",
-                before=json.dumps(before),
-                after=json.dumps(after),
-            )
+            await self._audit(tx, request, "roles", f"channel:{scope_id}", before, after)
         engine.channels.invalidate(request.platform, request.channel)
         return CommandReply(
             text=f"✅ 역할 지정: owner={', '.join(cmd.owner)} / reviewer={', '.join(cmd.reviewer)}"
@@ -172,15 +156,9 @@ class AdminCommands:
                     deadlock.evidence,
                     engine.clock.now(),
                 )
-                await tx.add_audit(
-                    at=engine.clock.now(),
-                    platform=request.platform,
-                    channel=request.channel,
-                    user_id=request.user_id,
-                    action="summon",
-                    scope=f"room:{room.id}",
-                    before=None,
-                    after=json.dumps({"arbitration": arbitration_id}),
+                await self._audit(
+                    tx, request, "summon", f"room:{room.id}", None,
+                    {"arbitration": arbitration_id},
                 )
         engine.emit(
             {
