@@ -9,6 +9,7 @@ are the only ones, and tests can count them.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import email.utils
 import hashlib
@@ -173,11 +174,12 @@ def _classify(exc: Exception, sdk: Any) -> Exception:
     return RetryableError(f"invalid response ({type(exc).__name__})")
 
 
-class OpenAIBackend:
-    """Chat Completions through the official SDK; `base_url` reaches any compatible server."""
+class _SdkBackend(abc.ABC):
+    """What both vendor SDK backends share: one cached client, retries, the limit."""
 
-    name: str = "openai"
+    name: str = ""
     model: str | None
+    placeholder_key = "not-set"  # the SDKs insist on a key even when the server needs none
 
     def __init__(
         self,
@@ -187,12 +189,32 @@ class OpenAIBackend:
         api_key: str | None,
         policy: CallPolicy,
         limiter: asyncio.Semaphore,
-        label: str = "openai",
+        label: str | None = None,
     ) -> None:
-        self.model = model or DEFAULT_MODELS["openai"]
-        self.policy, self.limiter, self.label = policy, limiter, label
-        # Local servers (Ollama, vLLM) need no key, but the SDK insists on one.
-        self._client = _cached_client("openai", base_url, api_key or "not-needed", policy.timeout)
+        self.model = model or DEFAULT_MODELS[self.name]
+        self.policy, self.limiter, self.label = policy, limiter, label or self.name
+        self._client: Any = _cached_client(
+            self.name, base_url, api_key or self.placeholder_key, policy.timeout
+        )
+
+    @abc.abstractmethod
+    async def _once(self, system: str, prompt: str) -> str:
+        """One request in the vendor's own shape."""
+
+    async def complete(self, system: str, prompt: str) -> str:
+        return await call_with_retries(
+            lambda: self._once(system, prompt), self.policy, self.limiter, self.label
+        )
+
+    async def aclose(self) -> None:
+        return None  # the client is shared; see close_clients()
+
+
+class OpenAIBackend(_SdkBackend):
+    """Chat Completions through the official SDK; `base_url` reaches any compatible server."""
+
+    name = "openai"
+    placeholder_key = "not-needed"  # local servers (Ollama, vLLM) need no key
 
     async def _once(self, system: str, prompt: str) -> str:
         try:
@@ -207,36 +229,13 @@ class OpenAIBackend:
             raise _classify(exc, openai) from exc
         if not resp.choices:
             return ""
-        return (resp.choices[0].message.content or "")[:MAX_OUTPUT_CHARS]
-
-    async def complete(self, system: str, prompt: str) -> str:
-        return await call_with_retries(
-            lambda: self._once(system, prompt), self.policy, self.limiter, self.label
-        )
-
-    async def aclose(self) -> None:
-        return None  # the client is shared; see close_clients()
+        return str(resp.choices[0].message.content or "")[:MAX_OUTPUT_CHARS]
 
 
-class AnthropicBackend:
+class AnthropicBackend(_SdkBackend):
     """Messages API through the official SDK; base URL overridable (proxy, test server)."""
 
-    name: str = "anthropic"
-    model: str | None
-
-    def __init__(
-        self,
-        *,
-        model: str | None,
-        base_url: str | None,
-        api_key: str | None,
-        policy: CallPolicy,
-        limiter: asyncio.Semaphore,
-        label: str = "anthropic",
-    ) -> None:
-        self.model = model or DEFAULT_MODELS["anthropic"]
-        self.policy, self.limiter, self.label = policy, limiter, label
-        self._client = _cached_client("anthropic", base_url, api_key or "not-set", policy.timeout)
+    name = "anthropic"
 
     async def _once(self, system: str, prompt: str) -> str:
         try:
@@ -250,14 +249,6 @@ class AnthropicBackend:
             raise _classify(exc, anthropic) from exc
         parts = [getattr(block, "text", "") for block in resp.content or []]
         return "".join(p for p in parts if isinstance(p, str))[:MAX_OUTPUT_CHARS]
-
-    async def complete(self, system: str, prompt: str) -> str:
-        return await call_with_retries(
-            lambda: self._once(system, prompt), self.policy, self.limiter, self.label
-        )
-
-    async def aclose(self) -> None:
-        return None  # the client is shared; see close_clients()
 
 
 class CommandBackend:
