@@ -7,6 +7,7 @@ quiet while the engine's events are printed as JSON lines (`--json`).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
@@ -20,6 +21,19 @@ from bot.transcript import MessageLine, RoomLine, TranscriptError, parse_line
 DEFAULT_ROOM = "default"
 
 
+def say(text: str, out: TextIO | None) -> None:
+    """Print for a reader who may go away (`| head`): the replay itself goes on."""
+    if out is None or out.closed:
+        return
+    try:
+        print(text, file=out, flush=True)
+    except BrokenPipeError:
+        # Later writes go nowhere; stop Python's own flush at exit from failing too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+        os.close(devnull)
+
+
 class ConsoleTransport:
     platform = Platform.CONSOLE.value
 
@@ -31,8 +45,7 @@ class ConsoleTransport:
         self._next = 0
 
     def _print(self, text: str) -> None:
-        if self.out is not None:
-            print(text, file=self.out, flush=True)
+        say(text, self.out)
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
         self._next += 1
@@ -105,7 +118,7 @@ class Replayer:
             who = f"{line.author} ({line.role.value})" if line.role else line.author
             text = " ".join(line.text.split())
             text = text if len(text) <= 160 else text[:159] + "…"
-            print(f"[{self.room}] {message.message_id} {who}: {text}", file=self.echo, flush=True)
+            say(f"[{self.room}] {message.message_id} {who}: {text}", self.echo)
         await self.engine.on_message(message)
 
     async def run(self, lines: Iterable[str]) -> None:
@@ -128,7 +141,7 @@ class Replayer:
 
 def json_printer(out: TextIO = sys.stdout) -> Any:
     def emit(event: dict[str, Any]) -> None:
-        print(json.dumps(event, ensure_ascii=False), file=out, flush=True)
+        say(json.dumps(event, ensure_ascii=False), out)
 
     return emit
 
@@ -137,12 +150,10 @@ def human_printer(out: TextIO = sys.stdout) -> Any:
     def emit(event: dict[str, Any]) -> None:
         kind = event["event"]
         if kind == "deadlock":
-            print(f"[{event['room']}] ⛔ deadlock: {event['trigger']} (rounds {event['rounds']},"
-                  f" stalled {event['stalled_rounds']}) after {event['after_message']}\n",
-                  file=out, flush=True)
+            say(f"[{event['room']}] ⛔ deadlock: {event['trigger']} (rounds {event['rounds']},"
+                f" stalled {event['stalled_rounds']}) after {event['after_message']}\n", out)
         elif kind == "approved":
-            print(f"[{event['room']}] ✅ approved after {event['after_message']}\n",
-                  file=out, flush=True)
+            say(f"[{event['room']}] ✅ approved after {event['after_message']}\n", out)
 
     return emit
 

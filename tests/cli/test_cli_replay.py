@@ -191,3 +191,14 @@ def test_message_ids_are_unique_per_room_not_per_database(tmp_path: Path) -> Non
     assert first.returncode == demo.returncode == 0
     assert [e["event"] for e in events(demo.stdout)] == [
         "deadlock", "verdict", "escalation_answered", "approved"]
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_VARS)}
+    result = subprocess.run(
+        f'"{sys.executable}" -m bot demo --json | head -1', shell=True, capture_output=True,
+        text=True, env=clean, timeout=120, check=False,
+    )
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["event"] == "deadlock"
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
