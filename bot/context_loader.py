@@ -26,13 +26,18 @@ def _turns(rows: list[MessageRow]) -> list[ContextTurn]:
             current = row.turn_no
             turns.append(
                 ContextTurn(
-                    role=Role(row.role), author=row.author, started_at=row.ts, text=row.text
+                    role=Role(row.role),
+                    author=row.author,
+                    started_at=row.ts,
+                    text=row.text,
+                    parts=[row.text],
                 )
             )
         else:
             turns[-1].text += "\n" + row.text
+            turns[-1].parts.append(row.text)
     for turn in turns:
-        turn.status = parse_status(turn.text)
+        turn.status = parse_status(turn.parts)
     return turns
 
 

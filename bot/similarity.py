@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.models import Status
-from bot.status import strip_internal
+from bot.textscan import strip_internal
 
 _WORD = re.compile(r"[0-9a-z_]+|[\uac00-\ud7a3]+|[\u3040-\u30ff\u4e00-\u9fff]+")
 _PATH = re.compile(r"(?<![\w/])(?:[\w.-]+/)*[\w-]+\.(?:[a-z]{1,5})\b(?::\d+)?")

@@ -28,7 +28,13 @@ class ContextTurn(BaseModel):
     author: str
     started_at: datetime
     text: str
+    # The turn's messages one by one: fences never span two messages (DESIGN §3).
+    parts: list[str] = Field(default_factory=list)
     status: Status = Status.CONTINUE
+
+    @property
+    def messages(self) -> list[str]:
+        return self.parts or [self.text]
 
 
 class PastVerdict(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from bot.arbiter.base import ArbitrationContext
-from bot.status import strip_internal
+from bot.textscan import strip_internal
 
 # Language code -> script its prose is mostly written in.
 _SCRIPT_OF = {

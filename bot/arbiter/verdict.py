@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from bot.arbiter.language import is_in_language, language_name
 from bot.models import Option, VerdictKind
-from bot.status import strip_internal, visible_lines
+from bot.status import visible_lines
+from bot.textscan import strip_internal
 
 _KEYWORDS = {
     "PROCEED": VerdictKind.PROCEED,

@@ -29,7 +29,10 @@ CASES = [
     ("TASK_DONE_LATER", Status.CONTINUE),
     ("", Status.CONTINUE),
     ("\n\n\n  \nLGTM", Status.APPROVED),
-    ("> LGTM", Status.APPROVED),
+    # DESIGN §2/§3: quoted text is someone quoting, never a status.
+    ("> LGTM", Status.CONTINUE),
+    ("> TASK_DONE\nThe cache key is still wrong.", Status.CONTINUE),
+    (">>> TASK_DONE\nLGTM", Status.CONTINUE),
 ]
 
 
@@ -50,9 +53,23 @@ def test_blank_and_fenced_lines_do_not_count_towards_twelve() -> None:
     assert parse_status(fenced + filler + "\n\nTASK_DONE") is Status.TASK_DONE
 
 
-def test_unclosed_fence_hides_the_rest() -> None:
-    assert parse_status("```python\nLGTM") is Status.CONTINUE
-    assert visible_lines("before\n```\ninside") == ["before"]
+def test_unclosed_fence_is_not_a_fence() -> None:
+    # DESIGN §3: a fence not closed within its message hides nothing.
+    assert parse_status("```python\nLGTM") is Status.APPROVED
+    assert visible_lines("before\n```\ninside") == ["before", "```", "inside"]
+
+
+def test_fence_closed_in_a_later_message_is_not_a_fence() -> None:
+    # Fences are per message: the opener in the first message hides nothing,
+    # so the second message's status line is seen.
+    assert parse_status(["```", "STEP_DONE\n```"]) is Status.STEP_DONE
+    assert parse_status(["```\nSTEP_DONE\n```"]) is Status.CONTINUE
+    assert parse_status(["log line\n```", "BLOCKED: no credentials"]) is Status.BLOCKED
+
+
+def test_quoted_lines_count_among_the_twelve() -> None:
+    quoted = "\n".join(f"> quoted {i}" for i in range(12))
+    assert parse_status(quoted + "\nLGTM") is Status.CONTINUE
 
 
 def test_approval_statuses() -> None:

@@ -1,0 +1,86 @@
+"""What a reader sees in an agent's message: one rule for quotes and fences.
+
+Status lines, findings, fix reports and the guardrails all read agent text
+through this module (DESIGN §3), so they can never disagree about what is
+quoted or fenced:
+
+- `<internal>…</internal>` notes are not visible at all;
+- a code fence (``` or ~~~) hides its lines only when it is closed within the
+  same message: an agent that opens a fence and never closes it has not hidden
+  the rest of its message (a log cut short, a forgotten fence);
+- quoted text is every line that starts with `>` plus everything after a line
+  starting with `>>>` to the end of that message (Slack's block quote); it is
+  someone's words being quoted, never a status, a finding or a fix report;
+- blank lines are not lines.
+
+Pure functions; a turn is a list of messages, because fences never span two.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_INTERNAL = re.compile(r"<internal>.*?(</internal>|\Z)", re.IGNORECASE | re.DOTALL)
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_BLOCK_QUOTE = re.compile(r"^\s{0,3}>>>")
+_LINE_QUOTE = re.compile(r"^\s{0,3}>")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One visible line of a message, and whether it is quoted."""
+
+    text: str
+    quoted: bool
+
+
+def strip_internal(text: str) -> str:
+    return _INTERNAL.sub("", text)
+
+
+def _closed_fences(lines: list[str]) -> set[int]:
+    """Indexes of lines inside (or delimiting) a fence closed within the message."""
+    hidden: set[int] = set()
+    start: int | None = None
+    marker = ""
+    for i, line in enumerate(lines):
+        match = _FENCE.match(line)
+        if start is None:
+            if match:
+                start, marker = i, match.group(1)
+            continue
+        if match and match.group(1)[0] == marker[0] and len(match.group(1)) >= len(marker):
+            hidden.update(range(start, i + 1))
+            start = None
+    return hidden  # an unclosed opener (start still set) hides nothing
+
+
+def message_lines(text: str) -> list[Line]:
+    """The visible lines of one message, in order, each marked quoted or not."""
+    raw = strip_internal(text).splitlines()
+    hidden = _closed_fences(raw)
+    out: list[Line] = []
+    in_block_quote = False
+    for i, line in enumerate(raw):
+        if i in hidden or not line.strip():
+            continue
+        if not in_block_quote and _BLOCK_QUOTE.match(line):
+            in_block_quote = True
+        quoted = in_block_quote or bool(_LINE_QUOTE.match(line))
+        out.append(Line(line, quoted))
+    return out
+
+
+def turn_lines(messages: Iterable[str]) -> list[Line]:
+    """The visible lines of a turn (its messages in order)."""
+    out: list[Line] = []
+    for message in messages:
+        out.extend(message_lines(message))
+    return out
+
+
+def own_text(messages: Iterable[str]) -> str:
+    """The turn's own words: visible lines that are not quotations, one per line."""
+    return "\n".join(line.text for line in turn_lines(messages) if not line.quoted)
