@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 from bot.channels import channel_scope
 from bot.commands import Command, CommandError, parse_command
 from bot.detection import manual_deadlock
+from bot.ledger import Finding
 from bot.models import CommandReply, CommandRequest, RoomKey
+from prompts.strings import t
 from storage.base import Transaction
 
 if TYPE_CHECKING:
@@ -196,19 +198,13 @@ class AdminCommands:
             )
             if state.last_detection:
                 d = state.last_detection
-                compared = d.get("round") or {}
-                similarity = compared.get("reviewer_similarity_to_previous")
                 lines.append(
                     f"마지막 감지: {d.get('trigger')} (rounds {d.get('rounds')},"
                     f" stalled {d.get('stalled_rounds')}"
-                    + (
-                        f", 리뷰어 턴 {compared.get('reviewer_turn')} vs"
-                        f" {compared.get('reviewer_previous_turn')} 유사도 {similarity}"
-                        if similarity is not None
-                        else ""
-                    )
+                    + (f", {d['finding']}" if d.get("finding") else "")
                     + ")"
                 )
+            lines.extend(findings_lines(state.findings))
             past = await engine.storage.room_arbitrations(room.id, limit=1)
             if past:
                 lines.append(f"마지막 판정: {past[-1].verdict} ({past[-1].source}, #{past[-1].id})")
@@ -265,3 +261,19 @@ class AdminCommands:
     async def remember_replay_room(self, room: str) -> None:
         async with self.engine.storage.transaction() as tx:
             await tx.set_setting("replay", "console", "room", room)
+
+
+def findings_lines(findings: list[Finding], lang: str = "ko") -> list[str]:
+    """`/arbiter status`: the task's open findings, each with its round-by-round history."""
+    open_findings = [f for f in findings if f.is_open]
+    if not open_findings:
+        return [t("findings_none", lang)]
+    lines = [t("findings_header", lang, count=len(open_findings))]
+    for f in open_findings:
+        lines.append(
+            t("finding_line", lang, label=f.label, author=f.author, stall=f.stall,
+              summary=f.summary)
+        )
+        if f.history:
+            lines.append(t("finding_history", lang, history="; ".join(f.history[-6:])))
+    return lines

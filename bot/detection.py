@@ -13,13 +13,30 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from bot.ledger import (
+    Finding,
+    OwnerAction,
+    disputed,
+    judge_round,
+    read_owner,
+    reset_stalls,
+    snapshot,
+    stuck,
+)
 from bot.models import Role, Status, Trigger
-from bot.similarity import compare
 from bot.status import parse_status
 
 # A turn longer than this is compared on its first part only; the messages
 # themselves are stored in full.
 TURN_TEXT_CAP = 16_000
+
+
+class TurnPart(BaseModel):
+    """One message of a turn: fences never span two, and several reviewers
+    may share one reviewer turn (§3), so each part keeps its author."""
+
+    author: str
+    text: str
 
 
 class OpenTurn(BaseModel):
@@ -30,14 +47,26 @@ class OpenTurn(BaseModel):
     last_message_id: str
     started_at: datetime
     last_at: datetime
-    text: str = ""
+    parts: list[TurnPart] = Field(default_factory=list)
+    chars: int = 0
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts)
+
+    def messages(self, author: str | None = None) -> list[str]:
+        return [p.text for p in self.parts if author is None or p.author == author]
+
+    def authors(self) -> list[str]:
+        return list(dict.fromkeys(p.author for p in self.parts))
 
 
 class PendingOwner(BaseModel):
+    """An owner turn waiting for the reviewer turn that completes its round."""
+
     turn_no: int
     last_message_id: str
-    similarity: float | None = None
-    near_repeat: bool = False
+    actions: dict[str, OwnerAction] = Field(default_factory=dict)
 
 
 class RoomState(BaseModel):
@@ -49,13 +78,12 @@ class RoomState(BaseModel):
     requester: str | None = None  # the last human who wrote; pinged on ESCALATE
     turn_seq: int = 0
     open_turn: OpenTurn | None = None
-    last_owner_text: str | None = None
-    last_owner_turn: int | None = None
-    last_reviewer_text: str | None = None
-    last_reviewer_turn: int | None = None
     pending_owner: PendingOwner | None = None
-    rounds: int = 0
+    rounds: int = 0  # completed rounds in this epoch
     stalled_rounds: int = 0
+    task_rounds: int = 0  # completed rounds in this task (the ledger's history)
+    carry_progress: bool = False  # a reviewer turn that completed no round raised something
+    findings: list[Finding] = Field(default_factory=list)  # the task's ledger
     fired: list[Trigger] = Field(default_factory=list)
     awaiting_escalation: int | None = None
     last_escalation: int | None = None  # the latest one, answered or not
@@ -74,7 +102,6 @@ class RoomState(BaseModel):
 class Thresholds:
     stall_threshold: int = 2
     max_rounds: int = 6
-    similarity_threshold: float = 0.5
     turn_quiet_seconds: float | None = 3.0
 
 
@@ -83,6 +110,8 @@ class Deadlock:
     trigger: Trigger
     after_message: str
     evidence: dict[str, Any] = field(default_factory=dict)
+    finding: str | None = None
+    finding_rounds: int | None = None
 
 
 @dataclass(slots=True)
@@ -101,17 +130,21 @@ class TurnClosed:
 Event = Deadlock | Approved | TurnClosed
 
 
+def start_task(state: RoomState) -> None:
+    """A human message after an approval (or the first one): a new ledger."""
+    state.findings = []
+    state.task_rounds = 0
+    state.carry_progress = False
+
+
 def start_epoch(state: RoomState) -> None:
-    """Counters and comparisons restart; the same triggers may fire again."""
+    """Counters restart and the same triggers may fire again; findings stay."""
     state.epoch += 1
     state.rounds = 0
     state.stalled_rounds = 0
     state.fired = []
-    state.last_owner_text = None
-    state.last_owner_turn = None
-    state.last_reviewer_text = None
-    state.last_reviewer_turn = None
     state.pending_owner = None
+    reset_stalls(state.findings)
 
 
 def add_agent_message(
@@ -127,13 +160,16 @@ def add_agent_message(
     events: list[Event] = []
     turn = state.open_turn
     if turn is not None and turn.role == role and not is_quiet(turn, ts, thresholds):
-        if len(turn.text) < TURN_TEXT_CAP:
-            turn.text = (turn.text + "\n" + text)[:TURN_TEXT_CAP]
+        if turn.chars < TURN_TEXT_CAP:
+            part = text[: TURN_TEXT_CAP - turn.chars]
+            turn.parts.append(TurnPart(author=author, text=part))
+            turn.chars += len(part)
         turn.last_message_id = message_id
         turn.last_at = max(turn.last_at, ts)
         return events
     events.extend(close_turn(state, thresholds))
     state.turn_seq += 1
+    part = text[:TURN_TEXT_CAP]
     state.open_turn = OpenTurn(
         role=role,
         author=author,
@@ -142,7 +178,8 @@ def add_agent_message(
         last_message_id=message_id,
         started_at=ts,
         last_at=ts,
-        text=text[:TURN_TEXT_CAP],
+        parts=[TurnPart(author=author, text=part)],
+        chars=len(part),
     )
     return events
 
@@ -159,78 +196,117 @@ def close_if_quiet(state: RoomState, now: datetime, thresholds: Thresholds) -> l
     return close_turn(state, thresholds)
 
 
+def _approves(turn: OpenTurn, findings: list[Finding]) -> bool:
+    """Every reviewer who spoke approves, and no silent reviewer has an open finding."""
+    authors = turn.authors()
+    if not all(parse_status(turn.messages(a)).is_approval for a in authors):
+        return False
+    return not any(f.is_open and f.author not in authors for f in findings)
+
+
+def _status(turn: OpenTurn) -> Status:
+    """The turn's status; with several authors, BLOCKED / NEEDS_CONTEXT of any wins."""
+    statuses = [parse_status(turn.messages(a)) for a in turn.authors()]
+    for wanted in (Status.BLOCKED, Status.ESCALATE, Status.NEEDS_CONTEXT):
+        if wanted in statuses:
+            return wanted
+    return statuses[0] if statuses else Status.CONTINUE
+
+
 def close_turn(
     state: RoomState, thresholds: Thresholds, *, allow_deadlock: bool = True
 ) -> list[Event]:
-    """Close the open turn and judge the round it may complete."""
+    """Close the open turn, update the ledger, and judge the round it may complete."""
     turn = state.open_turn
     if turn is None:
         return []
     state.open_turn = None
-    status = parse_status(turn.text)
+    status = _status(turn)
     events: list[Event] = [TurnClosed(turn.role, turn.turn_no, status, turn.last_message_id)]
-    if state.awaiting_escalation is not None:
-        return events  # the room waits for the human; nothing is judged meanwhile
-    trigger: Trigger | None = None
+    waiting = state.awaiting_escalation is not None
+    candidates: list[tuple[Trigger, dict[str, Any]]] = []
     evidence: dict[str, Any] = {}
+    stuck_finding: Finding | None = None
     if turn.role == Role.OWNER:
-        cmp = compare(state.last_owner_text, turn.text, thresholds.similarity_threshold)
         state.pending_owner = PendingOwner(
             turn_no=turn.turn_no,
             last_message_id=turn.last_message_id,
-            similarity=None if state.last_owner_text is None else cmp.similarity,
-            near_repeat=state.last_owner_text is not None and not cmp.is_new,
+            actions=read_owner(state.findings, turn.messages()),
         )
-        state.last_owner_text, state.last_owner_turn = turn.text, turn.turn_no
     elif turn.role == Role.REVIEWER:
-        if status.is_approval:
+        if not waiting and _approves(turn, state.findings):
             state.approved = True
             state.task_active = False
             start_epoch(state)
             events.append(Approved(turn.last_message_id))
             return events
-        previous_turn = state.last_reviewer_turn
-        cmp = compare(state.last_reviewer_text, turn.text, thresholds.similarity_threshold)
-        state.last_reviewer_text, state.last_reviewer_turn = turn.text, turn.turn_no
         owner = state.pending_owner
-        if owner is not None:
-            state.pending_owner = None
+        state.pending_owner = None
+        round_no = state.task_rounds + (1 if owner is not None else 0)
+        outcome = judge_round(
+            state.findings,
+            [(a, turn.messages(a)) for a in turn.authors()],
+            owner.actions if owner is not None else None,
+            max(round_no, 1),
+        )
+        if owner is None:
+            state.carry_progress = state.carry_progress or outcome.progress
+        elif not waiting:
             state.rounds += 1
-            progress = cmp.is_new and not owner.near_repeat
+            state.task_rounds += 1
+            progress = outcome.progress or state.carry_progress
+            state.carry_progress = False
             state.stalled_rounds = 0 if progress else state.stalled_rounds + 1
             evidence["round"] = {
                 "owner_turn": owner.turn_no,
-                "owner_similarity_to_previous": owner.similarity,
-                "owner_near_repeat": owner.near_repeat,
                 "reviewer_turn": turn.turn_no,
-                "reviewer_previous_turn": previous_turn,
-                "reviewer_similarity_to_previous": (
-                    None if previous_turn is None else cmp.similarity
-                ),
-                "reviewer_new_fingerprints": list(cmp.new_fingerprints),
-                "reviewer_materially_new": cmp.is_new,
+                "owner": {k: v.value for k, v in owner.actions.items()},
+                "reviewer": outcome.events,
+                "comparisons": outcome.comparisons[:20],
+                "uncertain": outcome.uncertain,
                 "progress": progress,
             }
             if state.stalled_rounds >= thresholds.stall_threshold:
-                trigger = Trigger.NO_PROGRESS
-            elif state.rounds >= thresholds.max_rounds:
-                trigger = Trigger.MAX_ROUNDS
-    if turn.role.is_agent and status in (Status.BLOCKED, Status.NEEDS_CONTEXT):
-        trigger = Trigger.BLOCKED if status == Status.BLOCKED else Trigger.NEEDS_CONTEXT
-        evidence["status_turn"] = {"role": turn.role.value, "turn": turn.turn_no}
-    if trigger is not None and allow_deadlock and trigger not in state.fired:
-        state.fired.append(trigger)
-        evidence.update(
-            trigger=trigger.value,
-            rounds=state.rounds,
-            stalled_rounds=state.stalled_rounds,
-            stall_threshold=thresholds.stall_threshold,
-            max_rounds=thresholds.max_rounds,
-            similarity_threshold=thresholds.similarity_threshold,
-            after_message=turn.last_message_id,
-        )
-        state.last_detection = evidence
-        events.append(Deadlock(trigger, turn.last_message_id, evidence))
+                candidates.append((Trigger.NO_PROGRESS, {"rule": "round"}))
+            else:
+                stuck_finding = stuck(state.findings, thresholds.stall_threshold)
+                if stuck_finding is not None:
+                    candidates.append((Trigger.NO_PROGRESS, {"rule": stuck_finding.label}))
+            if state.rounds >= thresholds.max_rounds:
+                candidates.append((Trigger.MAX_ROUNDS, {}))
+        else:
+            state.task_rounds += 1
+    if waiting:
+        return events  # the room waits for the human; the ledger moved, nothing fires
+    if turn.role.is_agent and status in (Status.BLOCKED, Status.ESCALATE, Status.NEEDS_CONTEXT):
+        trigger = Trigger.NEEDS_CONTEXT if status == Status.NEEDS_CONTEXT else Trigger.BLOCKED
+        status_turn = {"role": turn.role.value, "turn": turn.turn_no}
+        candidates.insert(0, (trigger, {"status_turn": status_turn}))
+    live = [(t, extra) for t, extra in candidates if t not in state.fired]
+    if not live or not allow_deadlock:
+        return events
+    trigger, extra = live[0]
+    state.fired.append(trigger)
+    evidence.update(extra)
+    evidence.update(
+        trigger=trigger.value,
+        rounds=state.rounds,
+        stalled_rounds=state.stalled_rounds,
+        stall_threshold=thresholds.stall_threshold,
+        max_rounds=thresholds.max_rounds,
+        after_message=turn.last_message_id,
+        also=[t.value for t, _ in candidates[1:] if t != trigger],
+        ledger=snapshot(state.findings),
+        disputed=[f.label for f in disputed(state.findings)],
+    )
+    deadlock = Deadlock(trigger, turn.last_message_id, evidence)
+    on_finding = extra.get("rule") not in (None, "round")
+    if trigger is Trigger.NO_PROGRESS and stuck_finding is not None and on_finding:
+        deadlock.finding, deadlock.finding_rounds = stuck_finding.label, stuck_finding.stall
+        evidence["finding"], evidence["finding_rounds"] = deadlock.finding, deadlock.finding_rounds
+        evidence["disputed"] = [stuck_finding.label]
+    state.last_detection = evidence
+    events.append(deadlock)
     return events
 
 
@@ -243,6 +319,8 @@ def manual_deadlock(state: RoomState, after_message: str) -> Deadlock | None:
         "rounds": state.rounds,
         "stalled_rounds": state.stalled_rounds,
         "after_message": after_message,
+        "ledger": snapshot(state.findings),
+        "disputed": [f.label for f in disputed(state.findings)],
     }
     state.last_detection = evidence
     return Deadlock(Trigger.MANUAL, after_message, evidence)

@@ -222,6 +222,7 @@ class RoomIngest:
             state.approved = False
             state.task_started_at = message.ts
             state.humans = []
+            detection.start_task(state)
         if message.author_id not in state.humans:
             state.humans = [*state.humans, message.author_id][-MAX_HUMANS:]
         state.requester = message.author_id
@@ -238,16 +239,18 @@ class RoomIngest:
     def _emit_detection(self, room: RoomKey, events: Iterable[detection.Event]) -> None:
         for event in events:
             if isinstance(event, Deadlock):
-                self.engine.emit(
-                    {
-                        "event": "deadlock",
-                        "room": room.label,
-                        "after_message": event.after_message,
-                        "trigger": event.trigger.value,
-                        "stalled_rounds": event.evidence.get("stalled_rounds", 0),
-                        "rounds": event.evidence.get("rounds", 0),
-                    }
-                )
+                payload: dict[str, object] = {
+                    "event": "deadlock",
+                    "room": room.label,
+                    "after_message": event.after_message,
+                    "trigger": event.trigger.value,
+                    "stalled_rounds": event.evidence.get("stalled_rounds", 0),
+                    "rounds": event.evidence.get("rounds", 0),
+                }
+                if event.finding is not None:
+                    payload["finding"] = event.finding
+                    payload["finding_rounds"] = event.finding_rounds
+                self.engine.emit(payload)
             elif isinstance(event, Approved):
                 self.engine.emit(
                     {

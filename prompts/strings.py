@@ -9,6 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 STRINGS: dict[str, dict[str, str]] = {
+    "findings_none": {
+        "ko": "열린 지적: 없음",
+        "en": "Open findings: none",
+    },
+    "findings_header": {
+        "ko": "열린 지적 {count}건:",
+        "en": "Open findings ({count}):",
+    },
+    "finding_line": {
+        "ko": "• {label} ({author}, 정체 {stall}회): {summary}",
+        "en": "• {label} ({author}, stalled {stall}×): {summary}",
+    },
+    "finding_history": {
+        "ko": "    경과: {history}",
+        "en": "    history: {history}",
+    },
     "progress": {
         "ko": "⚖️ 중재자가 검토 중입니다…",
         "en": "⚖️ The arbiter is reviewing…",

@@ -73,10 +73,16 @@ def test_circular_argument_deadlocks_after_threshold() -> None:
     assert deadlock.after_message == "m7"
     assert deadlock.evidence["stalled_rounds"] == 2
     assert deadlock.evidence["rounds"] == 3
+    # DESIGN §3 replaced turn-to-turn similarity with the findings ledger:
+    # the evidence now says what the round did to each finding.
     round_info = deadlock.evidence["round"]
-    assert round_info["reviewer_similarity_to_previous"] >= 0.5
-    assert round_info["owner_near_repeat"] is True
-    assert round_info["reviewer_turn"] == 6 and round_info["reviewer_previous_turn"] == 4
+    assert round_info["progress"] is False
+    assert round_info["reviewer_turn"] == 6 and round_info["owner_turn"] == 5
+    assert set(round_info["reviewer"].values()) == {"repeated"}
+    assert set(round_info["owner"].values()) <= {"declined", "untouched"}
+    ledger = deadlock.evidence["ledger"]
+    assert ledger and all(f["status"] == "open" and f["stall"] >= 1 for f in ledger)
+    assert ledger[0]["history"][0] == "R1: raised"
 
 
 def test_same_trigger_fires_once_per_epoch() -> None:

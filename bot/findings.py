@@ -1,0 +1,527 @@
+"""Reading review text: clauses, what each one does, and what it is about (DESIGN §3).
+
+Pure functions, no state. `bot.ledger` decides what the clauses mean for the
+task's findings; this module only reads text:
+
+- a turn's own words (no quotes, no closed fences: `bot.textscan`) are cut
+  into clauses: a bullet or numbered point, else a sentence, and a sentence
+  again at "but / 지만 / 고," so that "the first is fixed, but the second is
+  still open" is two clauses;
+- each reviewer clause is a *finding* (something is wrong, missing or must
+  change), an *acknowledgement* (it is fixed), a *withdrawal* (the reviewer
+  drops it), a *reference* (a repeat without content: "as I said last time",
+  "지난번 지적이 아직 해결되지 않았습니다"), or a plain *fact* ("42 tests pass");
+- each owner clause is a *fix report*, a *refusal* or a *promise* (a promise
+  leaves the finding untouched);
+- what a clause is about is its `Topic`: anchors (paths, `identifiers`,
+  numbers, finding ids) and key terms (Korean particles and endings stripped,
+  common words in either language mapped to one concept, so "캐시" and
+  "cache" meet).
+
+`score()` compares two topics in [0, 1]; the ledger's thresholds (documented
+there) turn scores into "the same finding" or "a new one".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import lru_cache
+
+from bot.textscan import turn_lines
+
+# -- anchors -----------------------------------------------------------------
+_PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
+_CODE = re.compile(r"`([^`\n]{1,80})`")
+_IDENT = re.compile(r"\b([a-z_][a-z0-9_]*\(\)|[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+)")
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
+_FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})\b")
+_URL = re.compile(r"https?://\S+")
+
+# -- words -------------------------------------------------------------------
+_WORD = re.compile(r"[a-z][a-z0-9_]*|[\uac00-\ud7a3]+")
+_KO_SUFFIXES = sorted(
+    """했습니다 됐습니다 었습니다 았습니다 습니다 입니다 합니다 됩니다 있습니다 없습니다 니다
+    에서는 에서 으로는 으로 에게 까지 부터 이라는 라는 이라고 라고 하는 되는 되지 하지 해야 되어야
+    이었 였 였다 이다 하다 되다 어요 아요 해요 세요 지만 는데 은데 하고 이고 이며 하여 해서
+    하게 되어 돼요 예요 이에요 인데 이나 처럼 보다 마다 만큼 하면 되면 으면 면 도록 고요 네요
+    했고 했는데 됐고 이 가 을 를 은 는 의 에 로 도 만 와 과 요 다 고 며 게 지""".split(),
+    key=len,
+    reverse=True,
+)
+_STOP_EN = set(
+    """the a an is are was were be been to of in on at and or it its this that these those for
+    with as by from into than then so if but not no yes i we you he she they them our your my me
+    us there here have has had do does did can could would should will shall may might must
+    also just only still again very more less some any all both each other same one two first
+    second third last previous point points item items review comment comments please thanks
+    thank now which what when where why how who about above below after before because while
+    done lgtm approved step_done task_done done_with_concerns blocked needs_context escalate
+    remain remains open issue issues said mentioned time file line""".split()
+)
+_STOP_KO = set(
+    """이 그 저 것 수 등 및 또 또한 그리고 하지만 그러나 다만 아직 여전히 지금 현재 이번 지난번
+    지난 이전 앞서 위 아래 부분 점 사항 내용 확인 경우 때 중 더 좀 잘 다시 모두 두 가지 첫 번째
+    번 말씀 말씀드린 지적 지적한 리뷰 검토 해당 관련 문제 부탁 감사 있 없 하 되 합 됩""".split()
+)
+
+# Bigrams that Korean endings and filler leave behind: grammar, not content.
+_KO_GRAMMAR = set(
+    """주세 주시 합니 습니 같습 있어 않아 아서 어서 하기 것이 겠다 보다 하는 되는 이라 에서 으로 있습
+    없습 입니 됩니 니다 해주 드립 드리 겠습 였습 었습 았습 했습 하겠 하였 해야 되어 돼서 이고 하고
+    것으 것을 것은 것도 수있 수도 있는 없는 하면 되면 그래 그리 다만 혹시 정말 조금 부분 경우 관련
+    해당 상황 생각 의견 부탁 감사 죄송 말씀 확인 검토 다시 한번 번더 같은 이런 그런 저런 어떤 때문
+    문에 위해 통해 대해 대한 에게 까지 부터 처럼 보입 보이 이는 하여 해서 인데 는데 지만 으나""".split()
+)
+
+# Concepts: the same thing said in either language or with a common synonym.
+# Korean keys match inside a word (Korean glues particles on), English keys
+# match a whole (lightly stemmed) word.
+_CONCEPTS: dict[str, tuple[str, ...]] = {
+    "cache": ("cache", "caching", "캐시", "캐싱"),
+    "ttl": ("ttl", "expiry", "expire", "expiration", "만료"),
+    "test": ("test", "tests", "testing", "테스트", "spec"),
+    "timeout": ("timeout", "타임아웃", "시간초과"),
+    "retry": ("retry", "retries", "재시도"),
+    "log": ("log", "logs", "logging", "logger", "로그", "로깅"),
+    "token": ("token", "토큰"),
+    "session": ("session", "세션"),
+    "index": ("index", "인덱스"),
+    "migration": ("migration", "migrate", "마이그레이션"),
+    "lock": ("lock", "locking", "mutex", "락", "잠금"),
+    "leak": ("leak", "leaks", "leaking", "release", "released", "누수", "해제"),
+    "connection": ("connection", "conn", "handle", "커넥션", "연결"),
+    "close": ("close", "closed", "closing", "닫"),
+    "validate": ("validate", "validation", "validated", "check", "검증", "유효성", "체크"),
+    "error": ("error", "exception", "raise", "raises", "에러", "오류", "예외"),
+    "null": ("null", "none", "nil", "널"),
+    "permission": ("permission", "permissions", "authorization", "authz", "권한", "인가"),
+    "auth": ("auth", "authentication", "login", "인증", "로그인"),
+    "password": ("password", "비밀번호", "패스워드"),
+    "hash": ("hash", "hashing", "해시"),
+    "encrypt": ("encrypt", "encryption", "암호화"),
+    "secret": ("secret", "secrets", "credential", "credentials", "시크릿", "자격"),
+    "query": ("query", "queries", "sql", "쿼리"),
+    "transaction": ("transaction", "트랜잭션"),
+    "race": ("race", "concurrent", "concurrency", "동시성", "경쟁"),
+    "memory": ("memory", "ram", "메모리"),
+    "limit": ("limit", "cap", "maximum", "max", "제한", "상한", "한도"),
+    "rate": ("rate", "throttle", "throttling", "속도"),
+    "batch": ("batch", "배치"),
+    "size": ("size", "크기", "사이즈"),
+    "header": ("header", "headers", "헤더"),
+    "response": ("response", "응답"),
+    "request": ("request", "요청"),
+    "route": ("route", "endpoint", "라우트", "엔드포인트"),
+    "debug": ("debug", "디버그"),
+    "config": ("config", "configuration", "setting", "settings", "설정"),
+    "env": ("env", "environment", "환경변수", "환경"),
+    "doc": ("doc", "docs", "documentation", "docstring", "readme", "문서"),
+    "type": ("type", "types", "typing", "타입"),
+    "rounding": ("round", "rounding", "반올림"),
+    "currency": ("currency", "decimal", "통화", "소수"),
+    "date": ("date", "time", "timezone", "tz", "utc", "날짜", "시간대", "타임존"),
+    "user": ("user", "users", "사용자", "유저"),
+    "input": ("input", "입력"),
+    "escape": ("escape", "escaping", "sanitize", "sanitise", "이스케이프"),
+    "injection": ("injection", "인젝션", "주입"),
+    "duplicate": ("duplicate", "duplicated", "dedupe", "중복"),
+    "order": ("order", "ordering", "sort", "sorted", "순서", "정렬"),
+    "pagination": ("pagination", "paging", "page", "cursor", "페이지", "커서"),
+    "delete": ("delete", "deletion", "remove", "removed", "삭제", "제거"),
+    "missing": ("missing", "absent", "lack", "lacks", "누락", "빠져", "빠진"),
+    "translation": ("translation", "translate", "i18n", "locale", "번역", "다국어"),
+    "message": ("message", "messages", "메시지"),
+    "file": ("file", "files", "파일"),
+    "path": ("path", "경로"),
+    "webhook": ("webhook", "웹훅"),
+    "signature": ("signature", "서명"),
+    "schema": ("schema", "스키마"),
+    "column": ("column", "컬럼", "열"),
+    "table": ("table", "테이블"),
+    "default": ("default", "기본값", "디폴트"),
+    "fallback": ("fallback", "폴백"),
+    "metric": ("metric", "metrics", "메트릭", "지표"),
+    "coverage": ("coverage", "커버리지"),
+    "flaky": ("flaky", "flakiness", "불안정", "간헐"),
+    "performance": ("performance", "slow", "latency", "성능", "느리", "지연"),
+    "security": ("security", "보안"),
+    "upload": ("upload", "업로드"),
+    "download": ("download", "다운로드"),
+    "email": ("email", "mail", "이메일", "메일"),
+    "notification": ("notification", "alert", "알림"),
+    "queue": ("queue", "큐"),
+    "worker": ("worker", "workers", "워커"),
+    "thread": ("thread", "스레드"),
+    "async": ("async", "await", "비동기"),
+    "blocking": ("blocking", "blocks", "block", "블로킹"),
+    "key": ("key", "keys", "키"),
+    "tenant": ("tenant", "테넌트"),
+    "invalidate": ("invalidate", "invalidation", "무효화"),
+    "status_code": ("400", "401", "403", "404", "409", "413", "422", "429", "500", "503"),
+}
+_EN_CONCEPT: dict[str, str] = {}
+_KO_CONCEPT: list[tuple[str, str]] = []
+for _concept, _words in _CONCEPTS.items():
+    for _w in _words:
+        if "\uac00" <= _w[0] <= "\ud7a3":
+            _KO_CONCEPT.append((_w, _concept))
+        else:
+            _EN_CONCEPT[_w] = _concept
+
+# -- what a clause does --------------------------------------------------------
+_NEG_ACK = re.compile(
+    r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
+    r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)"
+    r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
+    r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
+    r"|(?:반영|해결|수정|처리|변경|개선)(?:이|가|은|는)?\s*(?:되지|안\s*되|되어\s*있지|하지)\s*않"
+    r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
+    re.I,
+)
+_ACK = re.compile(
+    r"\b(?:fixed|addressed|resolved|looks\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
+    r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
+    r"|반영(?:된|되었|됐|되어)|해결(?:된|되었|됐|되어)|수정(?:된|되었|됐)|고쳐(?:진|졌)"
+    r"|확인했|확인하였|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
+    re.I,
+)
+_WITHDRAW = re.compile(
+    r"\bwithdraw|\bretract|\bfair\s+(?:enough|point)|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
+    r"|\bdrop\s+(?:this|that|it|my|the)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
+    r"|\bmakes\s+sense|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
+    r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
+    r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",
+    re.I,
+)
+_REFERENCE = re.compile(
+    r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
+    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern)"
+    r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
+    r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
+    r"|동일한\s*(?:문제|지적)|같은\s*(?:문제|지적)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
+    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\brepeat",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"\b(?:must|should|shouldn't|need(?:s|ed)?|missing|lacks?|wrong|incorrect|broken|fails?|failing|failed"
+    r"|bug|leaks?|leaking|doesn't|does\s+not|don't|isn't|is\s+not|aren't|never|please|remove|add|rename"
+    r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
+    r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
+    r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
+    r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch)\b"
+    r"|해야|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
+    r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
+    r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
+    re.I,
+)
+_POSITIVE = re.compile(
+    r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
+    r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
+    r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
+    r"|통과|확인했|확인하였|좋습니다|좋네요|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다",
+    re.I,
+)
+_IMPERATIVE = re.compile(
+    r"^\s*(?:please\s+)?(?:accept|treat|handle|make|use|add|move|wrap|return|check|validate|guard|catch"
+    r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
+    r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
+    r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch"
+    r"|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
+    re.I,
+)
+_FIX = re.compile(
+    r"\b(?:fixed|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
+    r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
+    r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
+    r"|pushed|committed|covered)\b"
+    r"|고쳤|고쳐\s*두|수정했|수정하였|수정\s*완료|반영했|반영하였|반영\s*완료|추가했|추가하였|변경했|변경하였"
+    r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋|되돌렸|원복했|복구했|낮췄|올렸"
+    r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
+    re.I,
+)
+_COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+_DECLINE = re.compile(
+    r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
+    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\brather\s+not"
+    r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
+    r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
+    r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
+    r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
+    r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
+    r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
+    r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
+    r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
+    r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요\s*없|동의하기\s*어렵"
+    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
+    r"|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
+    re.I,
+)
+_PROMISE = re.compile(
+    r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update)|\bfollow[- ]up"
+    r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
+    r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
+    re.I,
+)
+_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로)", re.I)
+_GENERAL = re.compile(
+    r"\b(?:all|both|every|each)\b|\b(?:review|feedback)\b|\bpoints?\b|\bcomments?\b"
+    r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
+    re.I,
+)
+_BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s|^[^.?!。]{0,40}[:：]\s*$")
+_STATUS_PREFIX = re.compile(
+    r"^\s*(?:#{1,6}\s*)?[*_]{0,3}(?:DONE_WITH_CONCERNS|NEEDS_CONTEXT|TASK_DONE|STEP_DONE|BLOCKED|ESCALATE"
+    r"|APPROVED|LGTM|DONE)\b[*_]{0,3}\s*[:\-—–]?\s*",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
+_CLAUSE = re.compile(
+    r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
+    r"|(?<=[가-힣])(?:지만|는데|고),\s*|(?<=[가-힣])(?:지만|으나)\s+|\s+(?:하지만|다만|그런데|그러나)\s+",
+    re.I,
+)
+# Ordinal selectors: which of the author's findings a clause points at.
+_ORDINALS: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|\b(?:point|item|#)\s*1\b|^\s*1[.)]", re.I), 1),
+    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|\b(?:point|item|#)\s*2\b|^\s*2[.)]", re.I), 2),
+    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|\b(?:point|item|#)\s*3\b|^\s*3[.)]", re.I), 3),
+    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|\b(?:point|item|#)\s*4\b", re.I), 4),
+]
+_REMAINING = re.compile(r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point)\b|나머지", re.I)
+_ALL = re.compile(r"\b(?:both|all|either)\b|두\s*가지|두\s*개|둘\s*다|모두|전부|세\s*가지", re.I)
+
+
+class Act(StrEnum):
+    FINDING = "finding"
+    ACK = "ack"
+    WITHDRAW = "withdraw"
+    REFERENCE = "reference"
+    FACT = "fact"
+    FIX = "fix"
+    DECLINE = "decline"
+    PROMISE = "promise"
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """What a clause is about."""
+
+    anchors: frozenset[str]  # path:, code:, num:, id:
+    terms: frozenset[str]  # stems, Hangul bigrams and concepts
+
+    @property
+    def strong(self) -> frozenset[str]:
+        return frozenset(a for a in self.anchors if not a.startswith("line:"))
+
+
+@dataclass(slots=True)
+class Clause:
+    text: str
+    act: Act
+    topic: Topic
+    ordinals: tuple[int, ...] = ()
+    remaining: bool = False  # "the other one", "나머지"
+    everything: bool = False  # "both", "all", "두 가지"
+    labels: tuple[str, ...] = field(default_factory=tuple)  # explicit F<n>
+
+
+def _stem(word: str) -> str:
+    if "\uac00" <= word[0] <= "\ud7a3":
+        for suffix in _KO_SUFFIXES:
+            if len(word) > len(suffix) + 1 and word.endswith(suffix):
+                return word[: -len(suffix)]
+        return word
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=4096)
+def topic(text: str) -> Topic:
+    raw = unicodedata.normalize("NFKC", _URL.sub(" ", text))
+    anchors: set[str] = set()
+    for match in _PATH.finditer(raw):
+        path = match.group(1).lower()
+        if re.fullmatch(r"\d+(\.\d+)+", path):
+            continue  # a version number, not a path
+        anchors.add("path:" + path.rsplit("/", 1)[-1])
+        if match.group(2):
+            anchors.add("line:" + match.group(2))
+    for match in _CODE.finditer(raw):
+        code = match.group(1).strip().lower().rstrip("()").strip()
+        if code and not _PATH.fullmatch(code):
+            anchors.add("code:" + code.rsplit(".", 1)[-1])
+            # `(created_at, id)` names `created_at` and `id` too.
+            for token in re.findall(r"[a-z_][a-z0-9_]+", code):
+                if token not in _STOP_EN:
+                    anchors.add("code:" + token)
+    for match in _IDENT.finditer(raw):
+        anchors.add("code:" + match.group(1).lower().rstrip("()"))
+    for match in _NUMBER.finditer(_CODE.sub(" ", _PATH.sub(" ", raw))):
+        value, unit = match.group(1), (match.group(2) or "").lower()
+        if len(value) >= 2 or unit:
+            anchors.add("num:" + value + unit)
+    for match in _FINDING_ID.finditer(raw):
+        anchors.add("id:" + match.group(1).lower())
+    terms: set[str] = set()
+    for word in _WORD.findall(raw.lower()):
+        if word in _STOP_EN:
+            continue
+        concept = _EN_CONCEPT.get(word) or _EN_CONCEPT.get(_stem(word))
+        if concept:
+            terms.add("~" + concept)
+        if "\uac00" <= word[0] <= "\ud7a3":
+            for key, concept_ko in _KO_CONCEPT:
+                if key in word:
+                    terms.add("~" + concept_ko)
+            stem = _stem(word)
+            if stem in _STOP_KO or len(stem) < 2:
+                continue
+            terms.update(
+                g for g in (stem[i : i + 2] for i in range(len(stem) - 1)) if g not in _KO_GRAMMAR
+            )
+        else:
+            stem = _stem(word)
+            if len(stem) >= 3 and stem not in _STOP_EN:
+                terms.add(stem)
+    return Topic(frozenset(anchors), frozenset(terms))
+
+
+def score(a: Topic, b: Topic) -> float:
+    """How likely two clauses name the same finding, in [0, 1].
+
+    A shared anchor (same file, function, number) is strong evidence but not
+    proof: a new concern about the same file shares the path and little else.
+    Without anchors on one side (a paraphrase, a summary) the terms decide.
+    """
+    terms = _overlap(a.terms, b.terms)
+    sa, sb = a.strong, b.strong
+    shared = sa & sb
+    if shared:
+        # Same file or function is not enough: a new concern there shares the
+        # anchor and little else.
+        anchor = len(shared) / min(len(sa), len(sb))
+        return min(1.0, 0.12 + 0.15 * anchor + 0.8 * terms)
+    kinds_a = {x.split(":", 1)[0] for x in sa if not x.startswith("num:")}
+    kinds_b = {x.split(":", 1)[0] for x in sb if not x.startswith("num:")}
+    if kinds_a & kinds_b:
+        return 0.7 * terms  # another file, another function: likely another point
+    return terms
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return 0.5 * inter / len(a | b) + 0.5 * inter / min(len(a), len(b))
+
+
+def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
+    ordinals = tuple(n for pattern, n in _ORDINALS if pattern.search(text))
+    labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
+    return ordinals, bool(_REMAINING.search(text)), bool(_ALL.search(text)), labels
+
+
+def clauses(messages: list[str]) -> list[str]:
+    """A turn's own words cut into clauses (points, sentences, halves of "but")."""
+    return [text for _, text in items(messages)]
+
+
+def items(messages: list[str]) -> list[tuple[int, str]]:
+    """Clauses with the index of the point (bullet, or line of prose) they belong to."""
+    points: list[str] = []
+    for line in turn_lines(messages):
+        if line.quoted:
+            continue
+        text = _STATUS_PREFIX.sub("", line.text).strip()
+        if not text or (_HEADING.match(text) and len(text) < 60):
+            continue
+        if line.text.startswith((" ", "\t")) and points and not _BULLET.match(line.text):
+            points[-1] += " " + text  # a wrapped bullet
+        else:
+            points.append(text)
+    out: list[tuple[int, str]] = []
+    for n, item in enumerate(points):
+        # "1. Line 41: …" is one point, not a sentence "1." and another.
+        item = _BULLET.sub("", item, count=1) if _BULLET.match(item) else item
+        for sentence in _SENTENCE.split(item):
+            for clause in _CLAUSE.split(sentence):
+                clause = clause.strip(" ,;")
+                if len(clause) >= 2:
+                    out.append((n, clause))
+    return out
+
+
+def _content(text: str) -> Topic:
+    """The clause's topic without the words that only say "again" or "fixed"."""
+    stripped = _REFERENCE.sub(" ", _NEG_ACK.sub(" ", text))
+    return topic(stripped)
+
+
+def restates(text: str) -> bool:
+    """The clause says it is saying something again ("still", "여전히", "거듭")."""
+    return bool(_REFERENCE.search(text))
+
+
+def starts_new_point(text: str) -> bool:
+    """"Also, …" / "또한 …": the clause opens a point of its own."""
+    return bool(_ALSO.search(text))
+
+
+_ANNOUNCE = re.compile(
+    r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
+    r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
+    r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$",
+    re.I,
+)
+
+
+def reviewer_clause(text: str) -> Clause:
+    ordinals, remaining, everything, labels = selectors(text)
+    t = topic(text)
+    if _ANNOUNCE.match(text.strip()) and not t.strong:
+        return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
+    content = _content(text)
+    thin = not content.strong and len(content.terms) <= 6
+    if _WITHDRAW.search(text) and not _NEG_ACK.search(text):
+        act = Act.WITHDRAW
+    elif _NEG_ACK.search(text) or (_REFERENCE.search(text) and thin):
+        act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
+    elif _ACK.search(text) and not _REQUEST.search(_ACK.sub(" ", text)):
+        act = Act.ACK
+    elif _REQUEST.search(text) or _IMPERATIVE.match(text):
+        act = Act.FINDING
+    elif _REFERENCE.search(text) and (ordinals or remaining or everything or labels):
+        act = Act.REFERENCE
+    elif not _POSITIVE.search(text) and (t.strong or len(t.terms) >= 4):
+        # A reviewer who is not approving mostly states what is wrong, often
+        # without "must" or "해야": "DEBUG level hardcoded in `setup.py`".
+        act = Act.FINDING
+    else:
+        act = Act.FACT
+    return Clause(text, act, t, ordinals, remaining, everything, labels)
+
+
+def owner_clause(text: str, raw_turn: str) -> Clause:
+    ordinals, remaining, everything, labels = selectors(text)
+    if _DECLINE.search(text):
+        act = Act.DECLINE
+    elif _FIX.search(text) or _COMMIT.search(text):
+        act = Act.FIX
+    elif _PROMISE.search(text):
+        act = Act.PROMISE
+    else:
+        act = Act.FACT
+    return Clause(text, act, topic(text), ordinals, remaining, everything or bool(
+        _GENERAL.search(text)), labels)
+
+
+def summary(text: str, limit: int = 120) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -1,0 +1,390 @@
+"""The findings ledger: what each round did to each reviewer finding (DESIGN §3).
+
+The ledger lives for the task. A new epoch resets the counters (each
+finding's stall count included), never the findings. Pure: `read_owner()`
+reads an owner turn, `judge_round()` reads a reviewer turn against the ledger
+and the owner's turn before it and returns what happened, mutating the
+findings it is given.
+
+Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
+- `MATCH` (0.40) and above: the clause names that finding (a repeat, an
+  acknowledgement, a fix report about it);
+- `UNCERTAIN` (0.28) up to `MATCH`: the rules still decide (a finding clause
+  becomes a new finding; an owner clause does not address it) but the
+  finding is marked uncertain in the evidence, for the optional judge;
+- below: unrelated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from bot.findings import (
+    Act,
+    Clause,
+    Topic,
+    clauses,
+    items,
+    owner_clause,
+    restates,
+    reviewer_clause,
+    score,
+    starts_new_point,
+    summary,
+)
+
+MATCH = 0.40
+UNCERTAIN = 0.28
+STRONG = 0.70  # a match this close is a repeat even when introduced as "also …"
+LOOSE = 0.12  # enough for a restatement that says it is one, or a refused point
+MAX_TERMS = 160  # a finding's topic grows with its restatements, within reason
+
+
+class FindingStatus(StrEnum):
+    OPEN = "open"
+    FIXED = "fixed"
+    WITHDRAWN = "withdrawn"
+    CONTESTED = "contested"  # a fixed finding another reviewer reversed (§3)
+    RETIRED = "retired"  # an arbiter's ruling retired it for the rest of the task
+
+
+class OwnerAction(StrEnum):
+    FIX = "fix_reported"
+    DECLINE = "declined"
+    UNTOUCHED = "untouched"
+
+
+class Finding(BaseModel):
+    label: str
+    author: str
+    summary: str
+    anchors: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    status: FindingStatus = FindingStatus.OPEN
+    stall: int = 0
+    raised_round: int = 0
+    history: list[str] = Field(default_factory=list)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in (FindingStatus.OPEN, FindingStatus.CONTESTED)
+
+    def topic(self) -> Topic:
+        return Topic(frozenset(self.anchors), frozenset(self.terms))
+
+    def absorb(self, t: Topic) -> None:
+        self.anchors = sorted(set(self.anchors) | t.anchors)
+        merged = set(self.terms) | t.terms
+        if len(merged) <= MAX_TERMS:
+            self.terms = sorted(merged)
+
+
+@dataclass(slots=True)
+class RoundOutcome:
+    """What a reviewer turn did, finding by finding."""
+
+    events: dict[str, str] = field(default_factory=dict)  # label -> raised/repeated/...
+    raised: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)
+    uncertain: list[str] = field(default_factory=list)
+    comparisons: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def progress(self) -> bool:
+        return bool(self.raised or self.fixed or self.withdrawn)
+
+
+def _targets(
+    clause: Clause, pool: list[Finding], threshold: float = MATCH
+) -> tuple[list[Finding], float]:
+    """The findings a clause points at: by label, by ordinal, or by content."""
+    if clause.labels:
+        return [f for f in pool if f.label in clause.labels], 1.0
+    if clause.ordinals:
+        picked = [pool[n - 1] for n in clause.ordinals if 0 < n <= len(pool)]
+        if picked:
+            return picked, 1.0
+    best, best_score = None, 0.0
+    for finding in pool:
+        s = score(clause.topic, finding.topic())
+        if s > best_score:
+            best, best_score = finding, s
+    if best is not None and best_score >= threshold:
+        return [best], best_score
+    return [], best_score
+
+
+def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerAction]:
+    """What the owner's turn did to each open finding."""
+    open_findings = [f for f in findings if f.is_open]
+    actions = {f.label: OwnerAction.UNTOUCHED for f in open_findings}
+    if not open_findings:
+        return actions
+    raw = "\n".join(messages)
+    general: list[Clause] = []
+    addressed: set[str] = set()
+    for text in clauses(messages):
+        clause = owner_clause(text, raw)
+        if clause.act is Act.FACT:
+            continue
+        targets, _ = _targets(clause, open_findings)
+        if not targets:
+            general.append(clause)
+            continue
+        for finding in targets:
+            addressed.add(finding.label)
+            actions[finding.label] = _stronger(actions[finding.label], clause.act)
+    for clause in general:
+        # "반영했습니다 (abc123)" or "both points: not changing" with nothing
+        # more specific: it speaks of every finding the turn did not name.
+        thin = not clause.topic.strong and len(clause.topic.terms) <= 3
+        if not (clause.everything or thin):
+            continue
+        for finding in open_findings:
+            if finding.label not in addressed:
+                actions[finding.label] = _stronger(actions[finding.label], clause.act)
+    return actions
+
+
+def _stronger(current: OwnerAction, act: Act) -> OwnerAction:
+    # A refusal anywhere wins over a fix report about the same finding; a
+    # promise leaves the finding untouched.
+    if act is Act.DECLINE:
+        return OwnerAction.DECLINE
+    if act is Act.FIX and current is OwnerAction.UNTOUCHED:
+        return OwnerAction.FIX
+    return current
+
+
+def judge_round(
+    findings: list[Finding],
+    turns: Iterable[tuple[str, list[str]]],
+    owner: dict[str, OwnerAction] | None,
+    round_no: int,
+) -> RoundOutcome:
+    """Apply one reviewer turn (per author) to the ledger, after the owner's turn.
+
+    `owner` is None when the reviewer turn completes no round (it spoke before
+    any owner turn); findings it raises still count, in the next round.
+    """
+    out = RoundOutcome()
+    owner = owner or {}
+    for author, messages in turns:
+        _judge_author(findings, author, messages, owner, round_no, out)
+    return out
+
+
+def _judge_author(
+    findings: list[Finding],
+    author: str,
+    messages: list[str],
+    owner: dict[str, OwnerAction],
+    round_no: int,
+    out: RoundOutcome,
+) -> None:
+    mine = [f for f in findings if f.author == author]
+    open_before = [f for f in mine if f.is_open]
+    repeated: set[str] = set()
+    acked: set[str] = set()
+    dropped: set[str] = set()
+    new: list[Finding] = []
+    point_finding: dict[int, Finding] = {}  # the finding each point is about
+    parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
+    point_topic: dict[int, Topic] = {}
+    for point, _, clause in parsed:
+        t = point_topic.get(point)
+        point_topic[point] = clause.topic if t is None else Topic(
+            t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
+        )
+    for point, text, clause in parsed:
+        if clause.act is Act.FACT:
+            continue
+        if clause.act is Act.REFERENCE:
+            repeated.update(f.label for f in _referenced(clause, open_before, acked | dropped))
+            continue
+        pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
+        targets, best = _targets(clause, pool)
+        if clause.act is Act.FINDING and not targets:
+            # The point's other sentences may carry its file and function.
+            whole = Clause(text, clause.act, point_topic[point], clause.ordinals,
+                           clause.remaining, clause.everything, clause.labels)
+            targets, best = _targets(whole, pool)
+            clause = whole if targets else clause
+        if clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
+            targets = []  # "Another problem in …": a point of its own
+        elif clause.act is Act.FINDING and not targets and open_before:
+            # "…는 그대로입니다", "still …": said again, in other words. Or a
+            # paraphrase of a point the owner just refused or left alone.
+            refused = [f for f in open_before if owner.get(f.label) is not OwnerAction.FIX]
+            loose, _ = _targets(clause, open_before, LOOSE)
+            if restates(text):
+                targets = loose or refused
+            elif loose and loose[0] in refused and not _new_anchor(clause.topic, loose[0]):
+                targets = loose
+        if clause.act is Act.ACK:
+            if not targets:
+                fixed_now = [f for f in open_before if owner.get(f.label) is OwnerAction.FIX]
+                targets = fixed_now or (open_before if len(open_before) == 1 else [])
+            acked.update(f.label for f in targets)
+            continue
+        if clause.act is Act.WITHDRAW:
+            if not targets:
+                declined = [f for f in open_before if owner.get(f.label) is OwnerAction.DECLINE]
+                targets = declined or (open_before if len(open_before) == 1 else [])
+            dropped.update(f.label for f in targets)
+            continue
+        # A finding clause: a repeat of one of the author's findings, or new.
+        out.comparisons.append(
+            {"author": author, "clause": summary(text, 80), "best_score": round(best, 3),
+             "matched": [f.label for f in targets]}
+        )
+        if targets:
+            for finding in targets:
+                repeated.add(finding.label)
+                finding.absorb(clause.topic)
+            point_finding.setdefault(point, targets[0])
+            continue
+        same_point = point_finding.get(point)
+        if same_point is not None and not starts_new_point(text):
+            # A second sentence of one point explains it; it is not a new finding.
+            same_point.absorb(clause.topic)
+            continue
+        twin, _ = _targets(clause, new)
+        if twin:
+            twin[0].absorb(clause.topic)  # the same new point, said again in this turn
+            point_finding[point] = twin[0]
+            continue
+        if best >= UNCERTAIN:
+            out.uncertain.append(f"F{len(findings) + len(new) + 1}")
+        finding = Finding(
+            label=f"F{len(findings) + len(new) + 1}",
+            author=author,
+            summary=summary(text),
+            anchors=sorted(point_topic[point].anchors),
+            terms=sorted(point_topic[point].terms),
+            raised_round=round_no,
+        )
+        new.append(finding)
+        point_finding[point] = finding
+    for finding in mine:
+        _apply(finding, owner.get(finding.label), repeated, acked, dropped, round_no, out)
+    for finding in new:
+        finding.history.append(f"R{round_no}: raised")
+        out.events[finding.label] = "raised"
+        out.raised.append(finding.label)
+        _supersede(finding, mine, repeated, round_no, out)
+    findings.extend(new)
+
+
+def _new_anchor(t: Topic, finding: Finding) -> bool:
+    """Does the clause name a file or function the finding never named?"""
+    known = set(finding.anchors)
+    return any(a not in known for a in t.strong if a.startswith(("path:", "code:")))
+
+
+def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -> list[Finding]:
+    if clause.labels:
+        return [f for f in open_before if f.label in clause.labels]
+    if clause.ordinals and not clause.everything:
+        return [open_before[n - 1] for n in clause.ordinals if 0 < n <= len(open_before)]
+    if clause.remaining:
+        return [f for f in open_before if f.label not in settled]
+    # No selector ("as I said last time"): every finding still open.
+    return [f for f in open_before if f.label not in settled]
+
+
+def _apply(
+    finding: Finding,
+    action: OwnerAction | None,
+    repeated: set[str],
+    acked: set[str],
+    dropped: set[str],
+    round_no: int,
+    out: RoundOutcome,
+) -> None:
+    label = finding.label
+    owner_part = f"{action.value}, " if action is not None else ""
+    if label in dropped and finding.is_open:
+        finding.status, finding.stall = FindingStatus.WITHDRAWN, 0
+        event = "withdrawn"
+        out.withdrawn.append(label)
+    elif label in acked and finding.is_open:
+        finding.status, finding.stall = FindingStatus.FIXED, 0
+        event = "acknowledged"
+        out.fixed.append(label)
+    elif label in repeated:
+        event = "repeated"
+        if finding.status is FindingStatus.RETIRED:
+            finding.stall += 1  # raised again against a ruling: never new
+            event = "repeated against a ruling"
+        elif not finding.is_open:
+            finding.status = FindingStatus.OPEN  # a fix that did not hold
+            event = "repeated (reopened)"
+        elif action is OwnerAction.FIX:
+            event = "repeated (fix rejected)"  # stall count unchanged
+        else:
+            finding.stall += 1
+    elif finding.is_open and action is OwnerAction.FIX:
+        finding.status, finding.stall = FindingStatus.FIXED, 0
+        event = "fixed"
+        out.fixed.append(label)
+    else:
+        if finding.is_open and action is not None:
+            finding.history.append(f"R{round_no}: {action.value}, unmentioned")
+        return
+    finding.history.append(f"R{round_no}: {owner_part}{event}")
+    out.events[label] = event
+
+
+def _supersede(
+    new: Finding, mine: list[Finding], repeated: set[str], round_no: int, out: RoundOutcome
+) -> None:
+    """A new error in the same test is a new finding, and the old one is fixed."""
+    tests = {a for a in new.anchors if "test" in a and not a.startswith("num:")}
+    if not tests:
+        return
+    for old in mine:
+        if old.is_open and old.label not in repeated and tests & set(old.anchors):
+            old.status, old.stall = FindingStatus.FIXED, 0
+            old.history.append(f"R{round_no}: fixed (superseded by {new.label})")
+            out.events[old.label] = "fixed"
+            out.fixed.append(old.label)
+
+
+def reset_stalls(findings: list[Finding]) -> None:
+    """A new epoch: counters restart, findings stay."""
+    for finding in findings:
+        finding.stall = 0
+
+
+def stuck(findings: list[Finding], threshold: int) -> Finding | None:
+    """The open finding whose stall count reached the threshold, if any."""
+    candidates = [f for f in findings if f.is_open and f.stall >= threshold]
+    return max(candidates, key=lambda f: (f.stall, -int(f.label[1:])), default=None)
+
+
+def disputed(findings: list[Finding]) -> list[Finding]:
+    """Open findings the pair is stuck on (stall ≥ 1), else every open one."""
+    open_findings = [f for f in findings if f.is_open]
+    stalled = [f for f in open_findings if f.stall >= 1]
+    return stalled or open_findings
+
+
+def snapshot(findings: list[Finding]) -> list[dict[str, object]]:
+    """The ledger as the detection evidence records it."""
+    return [
+        {
+            "label": f.label,
+            "author": f.author,
+            "summary": f.summary,
+            "status": f.status.value,
+            "stall": f.stall,
+            "history": list(f.history[-12:]),
+        }
+        for f in findings
+    ]
