@@ -273,7 +273,7 @@ _GENERAL = re.compile(
     re.I,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
-_HEADING = re.compile(r"^\s*#{1,6}\s|^[^.?!。]{0,40}[:：]\s*$")
+_HEADING = re.compile(r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$")
 _STATUS_PREFIX = re.compile(
     r"^\s*(?:#{1,6}\s*)?[*_]{0,3}(?:DONE_WITH_CONCERNS|NEEDS_CONTEXT|TASK_DONE|STEP_DONE|BLOCKED|ESCALATE"
     r"|APPROVED|LGTM|DONE)\b[*_]{0,3}\s*[:\-—–]?\s*",

@@ -41,6 +41,7 @@ MATCH = 0.40
 UNCERTAIN = 0.28
 STRONG = 0.70  # a match this close is a repeat even when introduced as "also …"
 LOOSE = 0.12  # enough for a restatement that says it is one, or a refused point
+TOUCH = 0.05  # one finding open: an owner clause sharing any content answers it
 MAX_TERMS = 160  # a finding's topic grows with its restatements, within reason
 
 
@@ -132,7 +133,10 @@ def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerA
         clause = owner_clause(text, raw)
         if clause.act is Act.FACT:
             continue
-        targets, _ = _targets(clause, open_findings)
+        # An owner answering a point rarely restates it: a looser match will do.
+        targets, best = _targets(clause, open_findings, UNCERTAIN)
+        if not targets and len(open_findings) == 1 and best >= TOUCH:
+            targets = open_findings  # one point open, and the clause touches it
         if not targets:
             general.append(clause)
             continue
@@ -208,6 +212,7 @@ def _judge_author(
             repeated.update(f.label for f in _referenced(clause, open_before, acked | dropped))
             continue
         pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
+        pool = [f for f in pool if f.label not in acked and f.label not in dropped]
         targets, best = _targets(clause, pool)
         if clause.act is Act.FINDING and not targets:
             # The point's other sentences may carry its file and function.
@@ -217,6 +222,15 @@ def _judge_author(
             clause = whole if targets else clause
         if clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
             targets = []  # "Another problem in …": a point of its own
+        elif (
+            clause.act is Act.FINDING
+            and targets
+            and best < STRONG
+            and not clause.labels
+            and not restates(text)
+            and all(_new_anchor(point_topic[point], f) for f in targets)
+        ):
+            targets = []  # the same function, but a file or name it never named: a new point
         elif clause.act is Act.FINDING and not targets and open_before:
             # "…는 그대로입니다", "still …": said again, in other words. Or a
             # paraphrase of a point the owner just refused or left alone.
