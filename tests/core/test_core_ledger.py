@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from test_core_detection import Sim
+
 from bot.detection import Approved
 from bot.findings import Act, clauses, owner_clause, reviewer_clause, score, topic
 from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
 from bot.models import Role, Trigger
-from test_core_detection import Sim
 
 REVIEW_EN = (
     "Two issues in `api/middleware/ratelimit.py`:\n"
