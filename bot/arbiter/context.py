@@ -55,6 +55,9 @@ class Reference:
     text: str
 
 
+_MAX_DISPUTED = 8
+
+
 def sanitize(text: str) -> str:
     """Valid UTF-8 without control characters (broken input must not break the prompt)."""
     text = text.encode("utf-8", "replace").decode("utf-8")
@@ -107,7 +110,9 @@ def _turn(t: ContextTurn, limit: int | None = None) -> str:
 
 
 def _header(ctx: ArbitrationContext, language: str) -> str:
-    evidence = json.dumps(ctx.evidence, ensure_ascii=False, default=str, sort_keys=True)
+    # The ledger has its own section below; the rest of the evidence stays short.
+    brief = {k: v for k, v in ctx.evidence.items() if k != "ledger"}
+    evidence = json.dumps(brief, ensure_ascii=False, default=str, sort_keys=True)
     lines = [
         "# Arbitration request",
         "",
@@ -127,6 +132,8 @@ def _header(ctx: ArbitrationContext, language: str) -> str:
         quote(clip(evidence, _EVIDENCE_CHARS)),
         "</room_data>",
         "",
+        "",
+        *_disputed(ctx.evidence),
         "## Earlier verdicts in this task",
     ]
     verdicts = ctx.earlier_verdicts[-_MAX_EARLIER_VERDICTS:]
@@ -142,6 +149,35 @@ def _header(ctx: ArbitrationContext, language: str) -> str:
         lines.append(quote(clip(v.text, _VERDICT_CHARS)))
         lines.append("</verdict>")
     return "\n".join(lines)
+
+
+def _disputed(evidence: dict[str, object]) -> list[str]:
+    """The findings the pair is stuck on (DESIGN §3-§4), with labels and authors.
+
+    Ruling on these is the point of the arbitration: say which point stands.
+    """
+    ledger = evidence.get("ledger")
+    wanted = evidence.get("disputed")
+    if not isinstance(ledger, list) or not isinstance(wanted, list):
+        return []
+    rows = [f for f in ledger if isinstance(f, dict) and f.get("label") in wanted]
+    if not rows:
+        return []
+    lines = [
+        "## Disputed findings (rule on these; name them by label)",
+        '<room_data kind="findings">',
+    ]
+    for f in rows[:_MAX_DISPUTED]:
+        history = "; ".join(str(h) for h in f.get("history", []))
+        lines.append(
+            f'<finding label="{attr(str(f.get("label")))}" author="{attr(str(f.get("author")))}"'
+            f' status="{attr(str(f.get("status")))}" stalled_rounds="{f.get("stall")}">'
+        )
+        lines.append(quote(clip(str(f.get("summary", "")), _VERDICT_CHARS)))
+        lines.append(f"history: {quote(clip(history, _VERDICT_CHARS))}")
+        lines.append("</finding>")
+    lines += ["</room_data>", ""]
+    return lines
 
 
 def _references(refs: Sequence[Reference], budget: int) -> str:

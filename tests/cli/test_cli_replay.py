@@ -202,3 +202,15 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert json.loads(result.stdout)["event"] == "deadlock"
     assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+
+
+def test_replay_json_names_the_stuck_finding(tmp_path: Path) -> None:
+    # A partial concession (DESIGN §3): F1 is fixed, F2 is refused and repeated
+    # twice; the round-level counter is below the threshold, F2's is not.
+    corpus = TRANSCRIPTS.parent / "detection" / "corpus"
+    result = tribunal("replay", str(corpus / "ko_07.jsonl"), "--json", db=tmp_path / "f.db")
+    assert result.returncode == 0, result.stderr
+    [deadlock] = [e for e in events(result.stdout) if e["event"] == "deadlock"]
+    assert deadlock["after_message"] == "m7" and deadlock["trigger"] == "no_progress"
+    assert deadlock["finding"] == "F2" and deadlock["finding_rounds"] == 2
+    assert deadlock["stalled_rounds"] == 1
