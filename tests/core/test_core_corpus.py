@@ -23,7 +23,7 @@ from storage.sqlite import SqliteStorage
 CORPUS = Path(__file__).parent.parent / "detection" / "corpus"
 
 
-async def first_deadlock(path: Path, db: Path) -> dict[str, object] | None:
+async def first_deadlock(lines: list[str], db: Path) -> dict[str, object] | None:
     events: list[dict[str, object]] = []
     storage = SqliteStorage(str(db))
     await storage.open()
@@ -33,7 +33,7 @@ async def first_deadlock(path: Path, db: Path) -> dict[str, object] | None:
     engine.add_listener(events.append)
     try:
         await engine.start()
-        await Replayer(engine, clock, echo=None).run(path.read_text(encoding="utf-8").splitlines())
+        await Replayer(engine, clock, echo=None).run(lines)
         await engine.drain()
     finally:
         await storage.close()
@@ -48,10 +48,12 @@ def _quiet() -> None:
 async def test_one_reviewer_corpus_meets_the_floors(tmp_path: Path) -> None:
     stuck = hit = exact = productive = false_alarms = 0
     for i, label_file in enumerate(sorted(CORPUS.glob("*.label.json"))):
-        label = json.loads(label_file.read_text(encoding="utf-8"))
+        label = json.loads(label_file.read_text(encoding="utf-8"))  # noqa: ASYNC240
         if label["reviewers"] != 1:
             continue
-        got = await first_deadlock(label_file.with_name(label["case"] + ".jsonl"), tmp_path / f"{i}.db")
+        transcript = label_file.with_name(label["case"] + ".jsonl")
+        lines = transcript.read_text(encoding="utf-8").splitlines()  # noqa: ASYNC240
+        got = await first_deadlock(lines, tmp_path / f"{i}.db")
         if label["deadlock"]:
             stuck += 1
             hit += got is not None
