@@ -48,11 +48,11 @@ def _quiet() -> None:
 async def test_one_reviewer_corpus_meets_the_floors(tmp_path: Path) -> None:
     stuck = hit = exact = productive = false_alarms = 0
     for i, label_file in enumerate(sorted(CORPUS.glob("*.label.json"))):
-        label = json.loads(label_file.read_text(encoding="utf-8"))  # noqa: ASYNC240
+        label = json.loads(label_file.read_text(encoding="utf-8"))
         if label["reviewers"] != 1:
             continue
         transcript = label_file.with_name(label["case"] + ".jsonl")
-        lines = transcript.read_text(encoding="utf-8").splitlines()  # noqa: ASYNC240
+        lines = transcript.read_text(encoding="utf-8").splitlines()
         got = await first_deadlock(lines, tmp_path / f"{i}.db")
         if label["deadlock"]:
             stuck += 1
