@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from bot.ledger import (
     Finding,
     OwnerAction,
+    declared_conflict,
     disputed,
     judge_round,
     read_owner,
@@ -233,6 +234,9 @@ def close_turn(
             last_message_id=turn.last_message_id,
             actions=read_owner(state.findings, turn.messages()),
         )
+        pair = declared_conflict(state.findings, turn.messages())
+        if pair is not None:
+            candidates.append((Trigger.CONTRADICTION, {"pair": list(pair), "declared_by": "owner"}))
     elif turn.role == Role.REVIEWER:
         if not waiting and _approves(turn, state.findings):
             state.approved = True
@@ -249,6 +253,9 @@ def close_turn(
             owner.actions if owner is not None else None,
             max(round_no, 1),
         )
+        if outcome.contradictions:
+            earlier, new = outcome.contradictions[0]
+            candidates.append((Trigger.CONTRADICTION, {"pair": [earlier, new]}))
         if owner is None:
             state.carry_progress = state.carry_progress or outcome.progress
         elif not waiting:
@@ -300,6 +307,8 @@ def close_turn(
         disputed=[f.label for f in disputed(state.findings)],
     )
     deadlock = Deadlock(trigger, turn.last_message_id, evidence)
+    if trigger is Trigger.CONTRADICTION:
+        evidence["disputed"] = list(extra["pair"])
     on_finding = extra.get("rule") not in (None, "round")
     if trigger is Trigger.NO_PROGRESS and stuck_finding is not None and on_finding:
         deadlock.finding, deadlock.finding_rounds = stuck_finding.label, stuck_finding.stall

@@ -525,3 +525,34 @@ def owner_clause(text: str, raw_turn: str) -> Clause:
 def summary(text: str, limit: int = 120) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+# -- contradictions (DESIGN §3) ---------------------------------------------------
+_DOWN = re.compile(
+    r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
+    r"|cut|shrink|tighten)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼",
+    re.I,
+)
+_UP = re.compile(
+    r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn\s+on|restore|put\s+(?:it\s+)?back"
+    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax)\b"
+    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지",
+    re.I,
+)
+_CONFLICT = re.compile(
+    r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
+    r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
+    r"|동시에\s*(?:만족|충족|맞출|지킬|반영)|둘\s*다\s*(?:만족|충족|반영|맞출)|상충|충돌|모순|양립|서로\s*반대",
+    re.I,
+)
+
+
+def direction(text: str) -> int:
+    """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
+    down, up = bool(_DOWN.search(text)), bool(_UP.search(text))
+    return -1 if down and not up else 1 if up and not down else 0
+
+
+def declares_conflict(text: str) -> bool:
+    """An owner saying two demands cannot both be met."""
+    return bool(_CONFLICT.search(text))

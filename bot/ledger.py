@@ -28,6 +28,8 @@ from bot.findings import (
     Clause,
     Topic,
     clauses,
+    declares_conflict,
+    direction,
     items,
     owner_clause,
     restates,
@@ -68,6 +70,7 @@ class Finding(BaseModel):
     status: FindingStatus = FindingStatus.OPEN
     stall: int = 0
     raised_round: int = 0
+    direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
     history: list[str] = Field(default_factory=list)
 
     @property
@@ -93,6 +96,7 @@ class RoundOutcome:
     fixed: list[str] = field(default_factory=list)
     withdrawn: list[str] = field(default_factory=list)
     uncertain: list[str] = field(default_factory=list)
+    contradictions: list[tuple[str, str]] = field(default_factory=list)  # (earlier, new)
     comparisons: list[dict[str, object]] = field(default_factory=list)
 
     @property
@@ -180,7 +184,54 @@ def judge_round(
     owner = owner or {}
     for author, messages in turns:
         _judge_author(findings, author, messages, owner, round_no, out)
+    _reversals(findings, out, round_no)
     return out
+
+
+def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
+    """A new finding that reverses another: the same anchor, the opposite request
+    or another value. Another author's open or fixed finding makes a
+    contradiction (a fixed one becomes contested); the author's own is withdrawn."""
+    new = {label for label in out.raised}
+    for finding in [f for f in findings if f.label in new]:
+        for other in findings:
+            if other.label == finding.label or other.status not in (
+                FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED
+            ):
+                continue
+            if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
+                continue  # each pair of this turn's findings once
+            if not _reverses(finding, other):
+                continue
+            if other.author == finding.author:
+                other.status, other.stall = FindingStatus.WITHDRAWN, 0
+                other.history.append(
+                    f"R{round_no}: withdrawn (reversed by its author in {finding.label})"
+                )
+                out.withdrawn.append(other.label)
+                continue
+            if other.status is FindingStatus.FIXED:
+                other.status = FindingStatus.CONTESTED
+                other.history.append(f"R{round_no}: contested by {finding.label}")
+            out.contradictions.append((other.label, finding.label))
+
+
+def _probe(t: Topic, text: str) -> Finding:
+    """A clause dressed as a finding, to compare with the ledger's."""
+    return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
+                   direction=direction(text))
+
+
+def _reverses(a: Finding, b: Finding) -> bool:
+    shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))}
+    if not shared:
+        return False
+    if a.direction * b.direction == -1:
+        return True
+    nums_a = {x for x in a.anchors if x.startswith("num:")}
+    nums_b = {x for x in b.anchors if x.startswith("num:")}
+    code = any(x.startswith("code:") for x in shared)
+    return code and bool(nums_a) and bool(nums_b) and not (nums_a & nums_b)
 
 
 def _judge_author(
@@ -200,6 +251,9 @@ def _judge_author(
     point_finding: dict[int, Finding] = {}  # the finding each point is about
     parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
     point_topic: dict[int, Topic] = {}
+    point_text: dict[int, str] = {}
+    for point, text, _ in parsed:
+        point_text[point] = point_text.get(point, "") + " " + text
     for point, _, clause in parsed:
         t = point_topic.get(point)
         point_topic[point] = clause.topic if t is None else Topic(
@@ -220,7 +274,11 @@ def _judge_author(
                            clause.remaining, clause.everything, clause.labels)
             targets, best = _targets(whole, pool)
             clause = whole if targets else clause
-        if clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
+        if clause.act is Act.FINDING and targets and any(
+            _reverses(_probe(point_topic[point], point_text[point]), f) for f in targets
+        ):
+            targets = []  # the opposite of an earlier request: a new finding (a reversal)
+        elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
             targets = []  # "Another problem in …": a point of its own
         elif (
             clause.act is Act.FINDING
@@ -282,6 +340,7 @@ def _judge_author(
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
+            direction=direction(point_text[point]),
         )
         new.append(finding)
         point_finding[point] = finding
@@ -368,6 +427,32 @@ def _supersede(
             old.history.append(f"R{round_no}: fixed (superseded by {new.label})")
             out.events[old.label] = "fixed"
             out.fixed.append(old.label)
+
+
+def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
+    """An owner turn saying two findings of different authors cannot both be met,
+    naming both findings or both authors (DESIGN §3, contradiction (a))."""
+    live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
+            and f.status is not FindingStatus.RETIRED]
+    for text in clauses(messages):
+        if not declares_conflict(text):
+            continue
+        named = [f for f in live if f.label in text]
+        if len({f.author for f in named}) < 2:
+            lowered = text.lower()
+            authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
+            if len(authors) < 2:
+                continue
+            t = owner_clause(text, "").topic
+            named = [
+                max((f for f in live if f.author == a), key=lambda f: score(t, f.topic()))
+                for a in authors[:2]
+            ]
+        first = named[0]
+        second = next((f for f in named if f.author != first.author), None)
+        if second is not None:
+            return first.label, second.label
+    return None
 
 
 def reset_stalls(findings: list[Finding]) -> None:

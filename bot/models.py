@@ -49,6 +49,7 @@ class Status(StrEnum):
 
 
 class Trigger(StrEnum):
+    CONTRADICTION = "contradiction"
     NO_PROGRESS = "no_progress"
     MAX_ROUNDS = "max_rounds"
     BLOCKED = "blocked"

@@ -41,6 +41,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TRIGGER_EN = {
     Trigger.NO_PROGRESS: "rounds without progress reached the threshold",
     Trigger.MAX_ROUNDS: "the epoch reached the maximum number of rounds",
+    Trigger.CONTRADICTION: "two reviewers' findings cannot both be met; rule on the pair",
     Trigger.BLOCKED: "an agent reported BLOCKED",
     Trigger.NEEDS_CONTEXT: "an agent reported NEEDS_CONTEXT",
     Trigger.MANUAL: "an admin summoned the arbiter",

@@ -16,6 +16,7 @@ from bot.status import visible_lines
 _TRIGGER_KO = {
     Trigger.NO_PROGRESS: "{n}라운드 연속으로 진전 없이 같은 논쟁을 반복하고 있습니다",
     Trigger.MAX_ROUNDS: "이번 작업에서 최대 라운드 수({n})에 도달했습니다",
+    Trigger.CONTRADICTION: "두 리뷰어의 요구가 서로 맞지 않아 둘 다 반영할 수 없습니다",
     Trigger.BLOCKED: "에이전트가 BLOCKED 상태를 보고했습니다",
     Trigger.NEEDS_CONTEXT: "에이전트가 추가 정보(NEEDS_CONTEXT)를 요청했습니다",
     Trigger.MANUAL: "관리자가 중재를 요청했습니다",
@@ -23,6 +24,7 @@ _TRIGGER_KO = {
 _TRIGGER_EN = {
     Trigger.NO_PROGRESS: "they have repeated the same argument for {n} rounds without progress",
     Trigger.MAX_ROUNDS: "the task reached the maximum number of rounds ({n})",
+    Trigger.CONTRADICTION: "two reviewers ask for changes that cannot both be made",
     Trigger.BLOCKED: "an agent reported BLOCKED",
     Trigger.NEEDS_CONTEXT: "an agent asked for more context (NEEDS_CONTEXT)",
     Trigger.MANUAL: "an admin asked for arbitration",

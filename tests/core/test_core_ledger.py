@@ -190,3 +190,56 @@ def test_one_deadlock_per_closed_turn_others_listed() -> None:
     [deadlock] = sim.deadlocks()
     assert deadlock.trigger is Trigger.BLOCKED
     assert deadlock.evidence["also"] == ["max_rounds"]
+
+
+def test_reversal_by_another_reviewer_is_a_contradiction() -> None:
+    sim = Sim()
+    sim.say(Role.USER, "권한 캐시를 추가해 주세요")
+    sim.say(Role.OWNER, "STEP_DONE `PERMISSION_CACHE_TTL = 300`(5분)으로 캐시를 추가했습니다.")
+    sim.n += 1
+    sim.now = sim.now
+    detection_events = sim.events
+    from bot import detection
+
+    detection_events += detection.add_agent_message(
+        sim.state, Role.REVIEWER, "m3", "sec-bot",
+        "`PERMISSION_CACHE_TTL`이 5분이면 회수된 권한이 5분 동안 살아 있습니다. 1분(60초)으로 줄여 주십시오.",
+        sim.now, sim.thresholds,
+    )
+    detection_events += detection.add_agent_message(
+        sim.state, Role.REVIEWER, "m4", "perf-bot",
+        "`PERMISSION_CACHE_TTL`은 1시간(3600초)으로 늘려 주십시오. 권한 DB CPU가 70%입니다.",
+        sim.now, sim.thresholds,
+    )
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION and deadlock.after_message == "m4"
+    assert deadlock.evidence["pair"] == ["F1", "F2"]
+    assert [f.author for f in sim.state.findings] == ["sec-bot", "perf-bot"]
+
+
+def test_compatible_findings_on_one_file_and_a_changed_mind_are_not_contradictions() -> None:
+    findings: list = []
+    out = judge_round(findings, [
+        ("sec-bot", ["`api/upload.py`: validate the MIME type before saving."]),
+        ("perf-bot", ["`api/upload.py`: stream the body instead of reading it into memory."]),
+    ], None, 1)
+    assert not out.contradictions and len(findings) == 2
+    out = judge_round(findings, [("perf-bot", ["Lower `UPLOAD_CHUNK` to 64 KB."])], {}, 2)
+    out = judge_round(findings, [("perf-bot", ["On second thought, raise `UPLOAD_CHUNK` to 1 MB."])], {}, 3)
+    assert not out.contradictions and findings[2].status is FindingStatus.WITHDRAWN
+
+
+def test_owner_naming_both_reviewers_declares_a_contradiction() -> None:
+    findings: list = []
+    judge_round(findings, [
+        ("sec-bot", ["`verify_session()` must run on every request."]),
+        ("perf-bot", ["p99 of `GET /feed` must stay under 50ms."]),
+    ], None, 1)
+    from bot.ledger import declared_conflict
+
+    pair = declared_conflict(findings, [
+        "sec-bot의 요구와 perf-bot의 요구는 동시에 만족할 수 없습니다. 세션 확인만으로 41ms가 듭니다."
+    ])
+    assert pair == ("F1", "F2")
+    assert declared_conflict(findings, ["Both points fixed in `abc1234`."]) is None
