@@ -96,10 +96,65 @@ class ArbitrationFlow:
                 overrides=[f"arbitrator error: {type(exc).__name__}"],
             )
         latency = outcome.latency_ms or int((time.monotonic() - started) * 1000)
-        await self._record(room, state, arbitration_id, deadlock.trigger, progress_id, outcome,
-                           latency, values)
+        snapshot = state.model_copy(deep=True)
+        try:
+            await self._record(room, state, arbitration_id, deadlock.trigger, progress_id,
+                               outcome, latency, values)
+        except Exception as exc:
+            # Whatever made this verdict unrecordable, the humans still get a
+            # decision to make, and the arbitration does not stay `running`
+            # for recovery to call the model again every 30 s.
+            _restore(state, snapshot)
+            log.exception("recording the verdict of arbitration %s failed; escalating",
+                          arbitration_id)
+            fallback = ArbitrationOutcome(
+                verdict=deterministic_escalation(
+                    ctx, reason=t("arbiter_unavailable", language), source=VerdictSource.FALLBACK
+                ),
+                backend=outcome.backend,
+                model=outcome.model,
+                prompt_chars=outcome.prompt_chars,
+                model_verdict=outcome.model_verdict,
+                status="fallback",
+                overrides=[*outcome.overrides,
+                           f"recording the verdict failed: {type(exc).__name__}"],
+            )
+            try:
+                await self._record(room, state, arbitration_id, deadlock.trigger, progress_id,
+                                   fallback, latency, values)
+            except Exception:
+                _restore(state, snapshot)
+                log.exception("recording the fallback of arbitration %s failed too", arbitration_id)
+                await self._give_up(room, arbitration_id, progress_id, language, exc)
         engine.outbox.note(room.id)
         await engine.outbox.flush(room.id)
+
+    async def _give_up(
+        self, room: RoomKey, arbitration_id: int, progress_id: int, language: str,
+        error: Exception,
+    ) -> None:
+        """Not even the deterministic ESCALATE could be recorded: end the arbitration.
+
+        A fault that survives the fallback is not one a retry fixes; leaving
+        the row `running` would only call the model again every 30 s. If this
+        write fails too, the database itself is failing, and recovery retrying
+        later is the right thing.
+        """
+        engine = self.engine
+        async with engine.storage.transaction() as tx:
+            await tx.update_arbitration(
+                arbitration_id, status="cancelled", finished_at=engine.clock.now(),
+                overrides=[f"no verdict could be recorded: {type(error).__name__}"],
+            )
+        # The room is not left reading "judging..." forever.
+        notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_unavailable", language))
+        try:
+            async with engine.storage.transaction() as tx:
+                await tx.enqueue(room.id, "notice", notice.model_dump(mode="json"),
+                                 engine.clock.now(), edit_of=progress_id)
+        except Exception:
+            log.exception("arbitration %s: the progress message could not be replaced",
+                          arbitration_id)
 
     async def _record(
         self, room: RoomKey, state: RoomState, arbitration_id: int, trigger: Trigger,
@@ -167,3 +222,12 @@ class ArbitrationFlow:
             "text": verdict.text,
             "options": [{"n": o.n, "label": o.label} for o in verdict.options],
         })
+
+
+def _restore(state: RoomState, snapshot: RoomState) -> None:
+    """Put back, in place, a room state a failed record changed before its rollback.
+
+    In place: the engine's cache and the caller hold this very object.
+    """
+    for name in type(state).model_fields:
+        setattr(state, name, getattr(snapshot, name))

@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from bot.repair import RepairedStr
+
 
 class Platform(StrEnum):
     SLACK = "slack"
@@ -115,18 +117,22 @@ class RoomKey:
 
 
 class IncomingMessage(BaseModel):
-    """A message as the core sees it, whatever platform it came from."""
+    """A message as the core sees it, whatever platform it came from.
 
-    platform: str
-    channel: str
-    thread: str | None = None
-    message_id: str
-    author_id: str
-    author_name: str | None = None
+    Every str is repaired on the way in (bot.repair): whatever the platform's
+    JSON carried, what is stored and judged is storable text.
+    """
+
+    platform: RepairedStr
+    channel: RepairedStr
+    thread: RepairedStr | None = None
+    message_id: RepairedStr
+    author_id: RepairedStr
+    author_name: RepairedStr | None = None
     # Other ids the author is known by (Slack: bot_id beside the bot user id);
     # role bindings match any of them.
-    author_alt_ids: list[str] = Field(default_factory=list)
-    text: str
+    author_alt_ids: list[RepairedStr] = Field(default_factory=list)
+    text: RepairedStr
     ts: datetime = Field(default_factory=utcnow)
     is_bot: bool = False
     is_self: bool = False
@@ -138,38 +144,39 @@ class IncomingMessage(BaseModel):
 
 
 class Option(BaseModel):
+    # Model output: repaired like everything else that enters the core.
     n: int
-    label: str
-    consequence: str = ""
+    label: RepairedStr
+    consequence: RepairedStr = ""
 
 
 class Verdict(BaseModel):
     """A parsed, validated verdict ready to post."""
 
     kind: VerdictKind
-    text: str
+    text: RepairedStr
     options: list[Option] = Field(default_factory=list)
     source: VerdictSource = VerdictSource.LLM
 
 
 class ButtonClick(BaseModel):
-    platform: str
-    channel: str
-    thread: str | None = None
+    platform: RepairedStr
+    channel: RepairedStr
+    thread: RepairedStr | None = None
     escalation_id: int
     option: int
-    user_id: str
+    user_id: RepairedStr
     is_platform_admin: bool = False
 
 
 class CommandRequest(BaseModel):
     """`/arbiter ...` as typed by a user; `text` is everything after `/arbiter`."""
 
-    platform: str
-    channel: str
-    thread: str | None = None
-    user_id: str
-    text: str
+    platform: RepairedStr
+    channel: RepairedStr
+    thread: RepairedStr | None = None
+    user_id: RepairedStr
+    text: RepairedStr
     is_platform_admin: bool = False
 
 
@@ -202,9 +209,9 @@ class OutgoingMessage(BaseModel):
     """
 
     kind: MessageKind
-    text: str
+    text: RepairedStr
     escalation_id: int | None = None
     options: list[Option] = Field(default_factory=list)
     decided: Option | None = None
-    decided_note: str | None = None
-    mention_user_ids: list[str] = Field(default_factory=list)
+    decided_note: RepairedStr | None = None
+    mention_user_ids: list[RepairedStr] = Field(default_factory=list)

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from bot.models import Role
+from bot.repair import RepairedStr
 
 MAX_LINE = 1_000_000
 
@@ -24,11 +25,15 @@ class TranscriptError(ValueError):
         self.reason = reason
 
 
+# A transcript is text entering the core like a platform's messages: every str
+# in it is repaired (bot.repair) before anything stores it.
+
+
 class RoomLine(BaseModel):
     type: Literal["room"]
-    room: str = Field(min_length=1, max_length=200)
+    room: RepairedStr = Field(min_length=1, max_length=200)
     language: str | None = None
-    roles: dict[Literal["owner", "reviewer"], list[str]] = Field(default_factory=dict)
+    roles: dict[Literal["owner", "reviewer"], list[RepairedStr]] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("roles", mode="before")
@@ -41,11 +46,11 @@ class RoomLine(BaseModel):
 
 class MessageLine(BaseModel):
     type: Literal["message"]
-    id: str | None = Field(default=None, min_length=1, max_length=200)
-    author: str = Field(min_length=1, max_length=200)
+    id: RepairedStr | None = Field(default=None, min_length=1, max_length=200)
+    author: RepairedStr = Field(min_length=1, max_length=200)
     role: Role | None = None
     ts: datetime | None = None
-    text: str
+    text: RepairedStr
 
     @field_validator("id", mode="before")
     @classmethod

@@ -18,7 +18,14 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.error import BoltUnhandledRequestError
+from slack_bolt.listener.async_listener_error_handler import AsyncListenerErrorHandler
+from slack_bolt.middleware.async_middleware_error_handler import AsyncMiddlewareErrorHandler
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -112,9 +119,14 @@ class Inbound:
     async def on_message_event(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         message = translate.incoming_message(event, self.identity)
         if message is None:
-            log.debug("slack: ignored message event subtype=%s", event.get("subtype"))
+            unusable = translate.unusable_fields(event)
+            if unusable:
+                log.warning("slack: message event without a usable %s ignored",
+                            ", ".join(unusable))
+            else:
+                log.debug("slack: ignored message event subtype=%.40s", event.get("subtype"))
             return
-        if not self.first_delivery(body.get("event_id") or message.message_id):
+        if not self.first_delivery(translate.delivery_key(body) or message.message_id):
             log.info("slack: duplicate delivery of %s dropped", message.message_id)
             return
         # Handed over in delivery order; the core keeps each room's order from
@@ -127,7 +139,7 @@ class Inbound:
         self.spawn(self._click(body, action), "button click")
 
     async def _click(self, body: dict[str, Any], action: dict[str, Any]) -> None:
-        user = (body.get("user") or {}).get("id") or ""
+        user = translate.user_id(body)
         click = translate.button_click(body, action,
                                        is_platform_admin=await self.is_platform_admin(user))
         if click is None:
@@ -145,12 +157,15 @@ class Inbound:
 
     async def _command(self, body: dict[str, Any],
                        respond: Callable[..., Awaitable[Any]]) -> None:
-        user = str(body.get("user_id") or "")
-        request = translate.command_request(body,
-                                            is_platform_admin=await self.is_platform_admin(user))
+        request = translate.command_request(body, is_platform_admin=False)
+        user = request.user_id
+        if not user or not request.channel:
+            log.warning("slack: %s without a user or a channel ignored", COMMAND)
+            return
+        request.is_platform_admin = await self.is_platform_admin(user)
         reply = await self.engine.on_command(request)
         text = neutralise(reply.text)
-        if body.get("response_url"):
+        if isinstance(body.get("response_url"), str) and body["response_url"]:
             try:
                 sent = await respond(text=text, response_type="ephemeral",
                                      replace_original=False)
@@ -177,6 +192,80 @@ _BOLT_LOG = logging.getLogger("tribunal.slack.bolt")
 _BOLT_LOG.addFilter(_DropTokenNotice())
 
 
+def _shape(body: Any) -> str:
+    """What a request looked like, for a log line: JSON types and kinds, never its text."""
+    if not isinstance(body, dict):
+        return f"body is a {type(body).__name__}"
+    event = body.get("event")
+    parts = [f"type={str(body.get('type'))[:40]!r}"]
+    if "event" in body:
+        parts.append(f"event is a {type(event).__name__}" if not isinstance(event, dict)
+                     else f"event.type={str(event.get('type'))[:40]!r}")
+    if "command" in body:
+        parts.append(f"command={str(body.get('command'))[:40]!r}")
+    return ", ".join(parts)
+
+
+def _well_formed(body: Any) -> bool:
+    """A request of a shape Slack really sends, even if we have no listener for it."""
+    if not isinstance(body, dict):
+        return False
+    if isinstance(body.get("command"), str):
+        return True
+    kind = body.get("type")
+    if kind == "event_callback":
+        event = body.get("event")
+        return isinstance(event, dict) and isinstance(event.get("type"), str)
+    return isinstance(kind, str) and kind != ""
+
+
+class _Refusal(AsyncMiddlewareErrorHandler, AsyncListenerErrorHandler):
+    """bolt's error handler: a signed request we cannot use gets 400 and one log line.
+
+    Slack's signature says who sent the body, not that it is well formed (an
+    `event` that is null, `actions` that are not a list): bolt's middleware
+    then raises on it, and its default answer is a 500 and a traceback. A
+    well-formed request nobody listens for (an event type we did not ask for)
+    gets 200, so Slack neither retries it nor counts it as a failure.
+
+    A class, not `app.error(func)`: bolt builds a function handler's arguments
+    from the body first, which raises again on exactly these bodies.
+    """
+
+    async def handle(self, error: Exception, request: AsyncBoltRequest,
+                     response: BoltResponse | None) -> None:
+        body = request.body
+        status = 400
+        if isinstance(error, BoltUnhandledRequestError):
+            if _well_formed(body):
+                status = 200
+                log.info("slack: request with no listener acknowledged (%s)", _shape(body))
+            else:
+                log.warning("slack: signed request of an unknown shape refused (%s)",
+                            _shape(body))
+        else:
+            log.warning("slack: malformed signed request refused: %s (%s)",
+                        type(error).__name__, _shape(body))
+        if response is not None:
+            response.status = status
+            response.body = ""
+
+
+async def dispatch_http(app: AsyncApp, request: web.Request) -> web.Response:
+    """One HTTP-mode request, from aiohttp to bolt and back; never a 500.
+
+    bolt reads the body's shape while it builds its request, before any
+    middleware (signature check included) runs: a JSON array or `null` raises
+    there, outside `_Refusal`'s reach.
+    """
+    try:
+        bolt_request = await to_bolt_request(request)
+    except Exception as exc:
+        log.warning("slack: unreadable request body refused: %s", type(exc).__name__)
+        return web.json_response({"ok": False, "error": "bad_request"}, status=400)
+    return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+
+
 def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str | None,
               socket_mode: bool) -> AsyncApp:
     """Bolt app with our listeners; request signatures are checked in HTTP mode."""
@@ -187,8 +276,14 @@ def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str |
         # cheap, and the work is tracked before Slack gets its 200.
         process_before_response=True,
         request_verification_enabled=not socket_mode,
+        # Unhandled requests go to `_Refusal`, which tells odd from malformed.
+        raise_error_for_unhandled_request=True,
         logger=_BOLT_LOG,
     )
+    refusal = _Refusal()
+    # What `app.error()` sets, with a handler that does not read the body first.
+    app._async_middleware_error_handler = refusal
+    app._async_listener_runner.listener_error_handler = refusal
 
     @app.middleware
     async def log_retries(request: Any, next: Callable[[], Awaitable[Any]]) -> Any:

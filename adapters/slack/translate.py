@@ -54,6 +54,15 @@ def split_message_id(value: str, channel: str) -> tuple[str, str]:
     return channel, value
 
 
+def _str(value: Any) -> str | None:
+    """A non-empty string field, or None: a signed body can still carry any JSON type."""
+    return value if isinstance(value, str) and value else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def ts_to_datetime(ts: str | None) -> datetime:
     try:
         return datetime.fromtimestamp(float(ts or ""), UTC)
@@ -94,40 +103,51 @@ def _blocks_text(blocks: list[Any]) -> str:
 def message_text(event: dict[str, Any]) -> str:
     text = event.get("text")
     if not isinstance(text, str) or not text.strip():
-        text = _blocks_text(event.get("blocks") or [])
+        blocks = event.get("blocks")
+        text = _blocks_text(blocks if isinstance(blocks, list) else [])
     if not text.strip():
-        attachments = event.get("attachments") or []
-        text = "\n".join(str(a.get("fallback") or a.get("text") or "") for a in attachments
-                         if isinstance(a, dict))
+        attachments = event.get("attachments")
+        text = "\n".join(
+            _str(a.get("fallback")) or _str(a.get("text")) or ""
+            for a in (attachments if isinstance(attachments, list) else [])
+            if isinstance(a, dict)
+        )
     return unescape(text)
 
 
 def _author_name(event: dict[str, Any]) -> str | None:
-    profile = event.get("user_profile") or {}
-    bot_profile = event.get("bot_profile") or {}
-    return (profile.get("display_name") or profile.get("real_name") or bot_profile.get("name")
-            or event.get("username") or None)
+    profile = _dict(event.get("user_profile"))
+    bot_profile = _dict(event.get("bot_profile"))
+    return (_str(profile.get("display_name")) or _str(profile.get("real_name"))
+            or _str(bot_profile.get("name")) or _str(event.get("username")))
 
 
 def incoming_message(event: dict[str, Any], me: Identity) -> IncomingMessage | None:
-    """A `message` event as the core sees it, or None when it is not for the core."""
-    if event.get("type") != "message" or event.get("subtype") not in MESSAGE_SUBTYPES:
+    """A `message` event as the core sees it, or None when it is not for the core.
+
+    Fields of the wrong JSON type make it None (or are left out), never an
+    exception: the body was signed by Slack, not necessarily well formed.
+    """
+    if not isinstance(event, dict) or event.get("type") != "message":
+        return None
+    subtype = event.get("subtype")
+    if not (subtype is None or isinstance(subtype, str)) or subtype not in MESSAGE_SUBTYPES:
         return None
     if event.get("hidden") or me.is_me(event):
         return None
-    channel, ts = event.get("channel"), event.get("ts")
-    user, bot_id = event.get("user"), event.get("bot_id")
+    channel, ts = _str(event.get("channel")), _str(event.get("ts"))
+    user, bot_id = _str(event.get("user")), _str(event.get("bot_id"))
     author = user or bot_id
-    if not (isinstance(channel, str) and isinstance(ts, str) and author):
+    if not (channel and ts and author):
         return None
-    alt_ids = [i for i in (bot_id, event.get("app_id")) if i and i != author]
-    is_bot = bool(bot_id) or event.get("subtype") == "bot_message" or "bot_profile" in event
+    alt_ids = [i for i in (bot_id, _str(event.get("app_id"))) if i and i != author]
+    is_bot = bool(bot_id) or subtype == "bot_message" or "bot_profile" in event
     return IncomingMessage(
         platform=PLATFORM,
         channel=channel,
-        thread=event.get("thread_ts") or ts,
+        thread=_str(event.get("thread_ts")) or ts,
         message_id=message_id(channel, ts),
-        author_id=str(author),
+        author_id=author,
         author_name=_author_name(event),
         author_alt_ids=alt_ids,
         text=message_text(event),
@@ -136,19 +156,34 @@ def incoming_message(event: dict[str, Any], me: Identity) -> IncomingMessage | N
     )
 
 
+def unusable_fields(event: Any) -> list[str]:
+    """Why a `message` event that carries a real message cannot become one, if it cannot:
+    the fields that are missing or of the wrong JSON type (for a log line)."""
+    if not isinstance(event, dict):
+        return []
+    subtype = event.get("subtype")
+    if not (subtype is None or isinstance(subtype, str)):
+        return ["subtype"]
+    if subtype not in MESSAGE_SUBTYPES:
+        return []
+    missing = [name for name in ("channel", "ts") if _str(event.get(name)) is None]
+    if _str(event.get("user")) is None and _str(event.get("bot_id")) is None:
+        missing.append("user/bot_id")
+    return missing
+
+
 def button_click(body: dict[str, Any], action: dict[str, Any], *,
                  is_platform_admin: bool) -> ButtonClick | None:
     """A `block_actions` click on one of our escalation buttons, or None."""
-    decoded = buttons.decode(str(action.get("value") or action.get("action_id") or ""))
+    action = _dict(action)
+    decoded = buttons.decode(_str(action.get("value")) or _str(action.get("action_id")) or "")
     if decoded is None:
         return None
-    channel = (body.get("channel") or {}).get("id") or (body.get("container") or {}).get(
-        "channel_id")
-    message = body.get("message") or {}
-    container = body.get("container") or {}
-    thread = message.get("thread_ts") or container.get("thread_ts") or message.get(
-        "ts") or container.get("message_ts")
-    user = (body.get("user") or {}).get("id")
+    message, container = _dict(body.get("message")), _dict(body.get("container"))
+    channel = _str(_dict(body.get("channel")).get("id")) or _str(container.get("channel_id"))
+    thread = (_str(message.get("thread_ts")) or _str(container.get("thread_ts"))
+              or _str(message.get("ts")) or _str(container.get("message_ts")))
+    user = _str(_dict(body.get("user")).get("id"))
     if not channel or not user:
         return None
     return ButtonClick(platform=PLATFORM, channel=channel, thread=thread,
@@ -162,13 +197,24 @@ def command_text(text: str) -> str:
 
 
 def command_request(body: dict[str, Any], *, is_platform_admin: bool) -> CommandRequest:
-    return CommandRequest(platform=PLATFORM, channel=str(body.get("channel_id") or ""),
-                          thread=body.get("thread_ts") or None,
-                          user_id=str(body.get("user_id") or ""),
-                          text=command_text(str(body.get("text") or "")),
+    return CommandRequest(platform=PLATFORM, channel=_str(body.get("channel_id")) or "",
+                          thread=_str(body.get("thread_ts")),
+                          user_id=_str(body.get("user_id")) or "",
+                          text=command_text(_str(body.get("text")) or ""),
                           is_platform_admin=is_platform_admin)
 
 
-def is_admin_user(user: dict[str, Any]) -> bool:
+def user_id(body: dict[str, Any]) -> str:
+    """Who clicked (`user.id` of an interaction), or "" when the body does not say."""
+    return _str(_dict(body.get("user")).get("id")) or ""
+
+
+def delivery_key(body: dict[str, Any]) -> str | None:
+    """The Events API's id of one delivery (the same on Slack's retries)."""
+    return _str(body.get("event_id"))
+
+
+def is_admin_user(user: Any) -> bool:
     """Workspace admins and owners (users.info) count as platform admins."""
+    user = _dict(user)
     return bool(user.get("is_admin") or user.get("is_owner") or user.get("is_primary_owner"))

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from bot.models import Role, RoomKey, Status, Trigger, Verdict, VerdictKind
+from bot.repair import RepairedStr
 
 
 class ContextMessage(BaseModel):
@@ -74,19 +75,21 @@ class ArbitrationContext(BaseModel):
 
 
 class ArbitrationOutcome(BaseModel):
+    # What the model said is stored with the arbitration: repaired like all
+    # text entering the core, whichever way the outcome was built.
     verdict: Verdict
     backend: str
     model: str | None = None
     prompt_chars: int = 0
-    raw_output: str | None = None
+    raw_output: RepairedStr | None = None
     model_verdict: str | None = None
-    overrides: list[str] = Field(default_factory=list)
+    overrides: list[RepairedStr] = Field(default_factory=list)
     latency_ms: int = 0
     status: str = "done"
     # Added by the arbiter: what a record or `/arbiter history` may want to show.
     language: str | None = None
     references: list[str] = Field(default_factory=list)  # MoA names that answered
-    problems: list[str] = Field(default_factory=list)  # validation problems seen
+    problems: list[RepairedStr] = Field(default_factory=list)  # validation problems seen
 
 
 class BackendUnavailable(Exception):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from bot.arbiter.base import ArbitrationContext
 from bot.arbiter.context import attr
 from bot.models import Role, VerdictKind
-from bot.status import visible_lines
+from bot.textscan import turn_lines
 
 _KO_QUESTION = re.compile(
     r"[가-힣]까요\s*[?？]"
@@ -31,11 +31,49 @@ _EN_QUESTION = re.compile(
     r"|\b(?:awaiting|waiting\s+for|need)\s+your\s+(?:approval|permission|decision|go-ahead)\b",
     re.IGNORECASE,
 )
-# A question explicitly put to the other agent is not a question to the user.
-_TO_REVIEWER = re.compile(r"리뷰어|검토자|\breviewer\b|@reviewer", re.IGNORECASE)
 # "Why would it fail?" is the owner thinking aloud, not asking for a decision.
 _RHETORICAL = re.compile(r"^(?:왜|어째서|why)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[?!？。])\s*|(?<=\.)\s+")
+
+# Who a question is put to. Mentioning the reviewer is not asking the reviewer
+# ("리뷰어 의견과 별개로, 사용자님 지금 배포할까요?" asks the user): only a
+# question that addresses the reviewer is exempt, by a vocative (written with
+# its comma: "리뷰어님, …", "Reviewer, …", "…, reviewer?") or a mention that
+# opens the sentence ("@reviewer can you …"). Naming the user wins over both:
+# when in doubt the question goes to the human (fail closed: ESCALATE).
+_REVIEWER_NAME = r"(?:리뷰어|검토자|reviewer)(?:\s*님)?"
+_GREETING = r"(?:(?:hey|hi|ok|okay|so|then|그럼|그러면|자)\s*,?\s*)?"
+_PUNCT = r"\s*[,，:：!！—–]"
+_USER_ADDRESS = re.compile(
+    r"(?:사용자|유저|user)\s*님(?![가-힣])|사용자분(?![가-힣])|@user\b"
+    r"|^" + _GREETING + r"(?:user|사용자)" + _PUNCT,
+    re.IGNORECASE,
+)
+
+
+def _reviewer_address(mentions: str) -> re.Pattern[str]:
+    """The reviewer addressed: a vocative or a mention opening or closing the sentence,
+    or a mention set off by a comma ("thanks @reviewer, can you …")."""
+    # "@reviewer's point aside, …" names the reviewer's words, not the reviewer.
+    mention = r"(?:@reviewer\b|@리뷰어)(?!['’]s\b)" + (f"|{mentions}" if mentions else "")
+    return re.compile(
+        r"^" + _GREETING + r"(?:" + mention + r"|" + _REVIEWER_NAME + _PUNCT + r")"
+        r"|\s(?:" + mention + r")" + _PUNCT
+        + r"|[,，]\s*(?:" + mention + r"|" + _REVIEWER_NAME + r")\s*[?？!.。]*\s*$",
+        re.IGNORECASE,
+    )
+
+
+def _mentions(ids: set[str]) -> str:
+    """Platform mentions of these ids: Slack `<@U1>`/`<@U1|name>`, Discord `<@1>`/`<@!1>`."""
+    if not ids:
+        return ""
+    alternatives = "|".join(re.escape(i) for i in sorted(ids))
+    return r"<@!?(?:" + alternatives + r")(?:\|[^>]*)?>"
+
+
+def _is_question(sentence: str) -> bool:
+    return bool(_KO_QUESTION.search(sentence) or _EN_QUESTION.search(sentence))
 
 
 @dataclass(frozen=True)
@@ -47,19 +85,39 @@ class Override:
 
 
 def owner_question(ctx: ArbitrationContext) -> str | None:
-    """The question the owner's last turn puts to the user, if any."""
+    """The question the owner's last turn puts to the user, if any.
+
+    The whole turn is read, message by message, with the one rule for quotes
+    and fences (bot.textscan): a fence left open does not hide what follows,
+    quoted lines are someone else's words, and a question at the end of a
+    long test log is still found.
+    """
     turn = ctx.last_turn(Role.OWNER)
     if turn is None:
         return None
-    for line in visible_lines(turn.text, limit=200):
-        if line.lstrip().startswith(">"):  # quoted text is someone else's words
+    reviewers = {t.author for t in ctx.agent_turns if t.role is Role.REVIEWER}
+    to_reviewer = _reviewer_address(_mentions(reviewers))
+    humans = _mentions({m.author for m in ctx.human_messages})
+    to_user = re.compile(humans) if humans else None
+    addressed = False  # the previous sentence was only "@reviewer" / "리뷰어님,"
+    for line in turn_lines(turn.messages):
+        if line.quoted:
             continue
-        for sentence in _SENTENCE_END.split(line):
+        for sentence in _SENTENCE_END.split(line.text):
             sentence = sentence.strip()
-            if not sentence or _TO_REVIEWER.search(sentence) or _RHETORICAL.match(sentence):
+            if not sentence:
                 continue
-            if _KO_QUESTION.search(sentence) or _EN_QUESTION.search(sentence):
-                return sentence[:200]
+            carried, addressed = addressed, False
+            if not _is_question(sentence):
+                # "@reviewer" or "리뷰어님," alone: the next sentence is put to the reviewer.
+                addressed = not re.search(r"\w", to_reviewer.sub("", sentence))
+                continue
+            if _RHETORICAL.match(sentence):
+                continue
+            if not (_USER_ADDRESS.search(sentence) or (to_user and to_user.search(sentence))):
+                if carried or to_reviewer.search(sentence):
+                    continue
+            return sentence[:200]
     return None
 
 

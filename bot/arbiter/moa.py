@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from bot.arbiter.backends import AnthropicBackend, CallPolicy, OpenAIBackend, close_backend
 from bot.arbiter.context import Reference
 from bot.config import MoAModel
+from bot.repair import repair_text
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ async def _one(
         return None
     finally:
         await close_backend(backend)
+    text = repair_text(text)  # model output enters the core here, like the main answer
     if not text.strip():
         return None
     return Reference(name=ref.name, text=text)

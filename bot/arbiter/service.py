@@ -28,6 +28,7 @@ from bot.arbiter.moa import gather_references
 from bot.arbiter.verdict import ParsedVerdict, parse_and_validate
 from bot.config import MoAModel, Settings
 from bot.models import Verdict, VerdictKind, VerdictSource
+from bot.repair import repair_text
 from prompts import arbiter_system_prompt
 from prompts.strings import t
 
@@ -52,6 +53,16 @@ def repair_section(raw: str, problems: Sequence[str]) -> str:
         "Answer again from scratch, fixing every point above and following all the rules.",
     ]
     return "\n".join(lines)
+
+
+async def _complete(backend: Backend, system: str, prompt: str) -> str:
+    """The backend's answer as the core may use it: parsed, quoted back, stored.
+
+    Repaired here, where model output enters the core, so a lone surrogate or a
+    NUL in the answer cannot make the verdict's record fail (and the room's
+    recovery call the model again and again).
+    """
+    return repair_text(await backend.complete(system, prompt))
 
 
 class Arbitrator:
@@ -212,7 +223,7 @@ class Arbitrator:
             "references": [r.name for r in refs],
         }
         try:
-            raw = await backend.complete(system, prompt)
+            raw = await _complete(backend, system, prompt)
         except BackendUnavailable as exc:
             log.error("arbiter unavailable: %s", exc)
             return self._fallback(ctx, t("arbiter_unavailable", lang), problems=[str(exc)], **base)
@@ -225,7 +236,7 @@ class Arbitrator:
             fix = repair_section(raw, problems)
             repair_prompt = render(refs, max(500, budget - len(fix))) + fix
             try:
-                raw2: str | None = await backend.complete(system, repair_prompt)
+                raw2: str | None = await _complete(backend, system, repair_prompt)
             except BackendUnavailable as exc:
                 log.error("arbiter unavailable during repair: %s", exc)
                 problems.append(str(exc))

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from bot.arbiter import guardrails
-from bot.arbiter.base import PastVerdict
+from bot.arbiter.base import ArbitrationContext, PastVerdict
 from bot.arbiter.service import Arbitrator
 from bot.models import Trigger, VerdictKind, VerdictSource
 from tests.arbiter.arbiter_helpers import T0, Sleeps, make_ctx, make_settings
@@ -178,3 +178,95 @@ def test_owner_question_hint_is_escaped_room_text() -> None:
     )
     [note] = hints(ctx)
     assert "</room_data>" not in note and "&lt;/room_data&gt;" in note
+
+
+# -- the whole owner turn, and who a question is put to -------------------------
+
+
+def owner_turn(*messages: str) -> ArbitrationContext:
+    """A context whose owner turn is these messages, one by one."""
+    ctx = make_ctx(owner="\n".join(messages))
+    owner = ctx.agent_turns[-2]
+    ctx.agent_turns[-2] = owner.model_copy(update={"parts": list(messages)})
+    return ctx
+
+
+@pytest.mark.parametrize(
+    ("messages", "question"),
+    [
+        # A fence opened in one message and never closed hides nothing; joined
+        # with the next message it used to pair with that message's fence.
+        (("테스트 로그입니다:\n```\nFAILED tests/test_login.py::test_expiry",
+          "수정했습니다. 배포할까요?\n```python\nprint('x')\n```"), "배포할까요?"),
+        (("Test log:\n```\nFAILED tests/test_login.py::test_expiry",
+          "Fixed it. Shall I deploy to staging?\n```python\nprint('x')\n```"),
+         "Shall I deploy to staging?"),
+        (("로그:\n```\nFAILED test_a\n결과를 보니 main에 머지해도 될까요?",),
+         "결과를 보니 main에 머지해도 될까요?"),
+    ],
+)
+def test_question_past_an_unclosed_fence_is_found(messages: tuple[str, ...],
+                                                  question: str) -> None:
+    assert guardrails.owner_question(owner_turn(*messages)) == question
+
+
+@pytest.mark.parametrize(
+    ("tail", "question"),
+    [("머지해도 될까요?", "머지해도 될까요?"), ("Shall I merge it?", "Shall I merge it?")],
+)
+def test_question_after_long_test_output_is_found(tail: str, question: str) -> None:
+    log = "\n".join(f"PASSED tests/test_mod{i}.py::test_case_{i}" for i in range(260))
+    assert guardrails.owner_question(owner_turn(f"STEP_DONE 결과:\n{log}\n{tail}")) == question
+    fenced = f"STEP_DONE\n```\n{log}\n```\n{tail}"  # closed fence, question after it
+    assert guardrails.owner_question(owner_turn(fenced)) == question
+
+
+@pytest.mark.parametrize(
+    "owner",
+    [
+        "리뷰어 의견과 별개로, 사용자님 지금 배포할까요?",
+        "리뷰어님 의견은 반영했습니다. 배포할까요?",
+        "리뷰어가 지적한 부분을 고쳤는데, 이대로 머지해도 될까요?",
+        "리뷰어에게 다시 요청할까요?",
+        "리뷰어님, 사용자님 쪽 결정이 필요합니다. 사용자님 지금 배포할까요?",
+        "Regardless of the reviewer's comment, should I deploy now?",
+        "@reviewer's point aside, shall I merge?",
+        "The reviewer wants more tests. Do you want me to add them?",
+        "Should I ask the reviewer to look again?",
+        "Fixed what the reviewer found; <@alice> shall I merge?",
+    ],
+)
+def test_a_question_to_the_user_that_mentions_the_reviewer_counts(owner: str) -> None:
+    assert guardrails.owner_question(make_ctx(owner=owner))
+
+
+@pytest.mark.parametrize(
+    "owner",
+    [
+        "리뷰어님, 이 부분 다시 봐 주실 수 있을까요?",
+        "그럼 리뷰어님, 이 부분 다시 봐 주실 수 있을까요?",
+        "이 부분 다시 봐 주실 수 있을까요, 리뷰어님?",
+        "검토자님: 만료 케이스도 다뤄야 할까요?",
+        "@리뷰어 이 부분 다시 확인해도 될까요?",
+        "@reviewer can you re-check?",
+        "@reviewer should I also cover the expiry case?",
+        "Thanks @reviewer, should I also cover the expiry case?",
+        "Should I also cover the expiry case, reviewer?",
+        "<@reviewer-bot> shall I split this into two commits?",
+        "@reviewer\nshould I also cover the expiry case?",
+        "리뷰어님,\n만료 케이스도 다뤄야 할까요?",
+    ],
+)
+def test_a_question_really_put_to_the_reviewer_is_still_exempt(owner: str) -> None:
+    assert guardrails.owner_question(make_ctx(owner=owner)) is None
+
+
+@pytest.mark.parametrize(
+    "owner",
+    [
+        "STEP_DONE 완료했습니다.\n>>> 원래 티켓 내용:\n배포할까요?\n스테이징 먼저요.",
+        "STEP_DONE done.\n>>> from the old ticket:\nShall I deploy?\nStaging first.",
+    ],
+)
+def test_everything_after_a_block_quote_is_quoted(owner: str) -> None:
+    assert guardrails.owner_question(make_ctx(owner=owner)) is None

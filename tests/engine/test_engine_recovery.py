@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from engine_world import deadlock, make_world
 
+from bot import arbitration_flow
 from bot.arbiter.base import ArbitrationContext, ArbitrationOutcome
 from bot.arbiter.service import Arbitrator
 from bot.config import Settings
@@ -244,10 +246,14 @@ async def test_messages_queued_behind_an_arbitration_keep_their_order(tmp_path: 
     await w.storage.close()
 
 
-async def test_a_failure_after_commit_is_recovered_without_a_restart(tmp_path: Path) -> None:
+async def test_a_failure_after_commit_is_recovered_without_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     w = await make_world(tmp_path / "later.db", quiet_close=False)
-    flow = w.engine.arbitration
-    real = flow._record
+    # The read of the arbiter's context fails after the arbitration was marked
+    # running. (A failure while recording the verdict no longer strands it: that
+    # ends in a fallback ESCALATE, see test_engine_verdict_record.py.)
+    real = arbitration_flow.load_context
     calls = {"n": 0}
 
     async def failing_once(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -256,7 +262,7 @@ async def test_a_failure_after_commit_is_recovered_without_a_restart(tmp_path: P
             raise RuntimeError("disk I/O error")
         return await real(*args, **kwargs)
 
-    flow._record = failing_once  # type: ignore[method-assign]
+    monkeypatch.setattr(arbitration_flow, "load_context", failing_once)
     await w.say("alice", "go")
     await w.say("owner-bot", "BLOCKED: need access", is_bot=True)
     try:

@@ -159,6 +159,13 @@ class Harness:
                    secret: str = SIGNING_SECRET, timestamp: int | None = None,
                    settle: bool = True) -> tuple[int, str]:
         raw, content_type = encode_body(body)
+        return await self.http_raw(raw, content_type, retry_num=retry_num, secret=secret,
+                                   timestamp=timestamp, settle=settle)
+
+    async def http_raw(self, raw: str, content_type: str = "application/json", *,
+                       retry_num: int | None = None, secret: str = SIGNING_SECRET,
+                       timestamp: int | None = None, settle: bool = True) -> tuple[int, str]:
+        """POST a body exactly as given (any bytes Slack might send), correctly signed."""
         headers = signed_headers(raw, content_type, secret=secret, timestamp=timestamp,
                                  retry_num=retry_num)
         async with aiohttp.ClientSession() as session, session.post(
