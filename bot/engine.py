@@ -172,7 +172,6 @@ class Engine:
             Thresholds(
                 stall_threshold=int(values["stall_threshold"]),
                 max_rounds=int(values["max_rounds"]),
-                similarity_threshold=float(values["similarity_threshold"]),
                 turn_quiet_seconds=quiet,
             ),
             values,

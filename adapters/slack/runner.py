@@ -39,7 +39,7 @@ class SlackAdapter:
     """Owns the Web API client, the bolt app and the connection (socket or HTTP)."""
 
     def __init__(self, settings: Settings, engine: Core, *, post_interval: float = 1.0,
-                 host: str | None = None) -> None:
+                 host: str | None = None, port: int | None = None) -> None:
         self.settings = settings
         self.engine = engine
         token = _secret(settings.slack_bot_token)
@@ -49,6 +49,7 @@ class SlackAdapter:
         self.client = make_client(token, settings.slack_api_url)
         self.transport = SlackTransport(self.client, post_interval=post_interval)
         self.host = host or settings.http_host
+        self._listen_port = settings.http_port if port is None else port  # 0: any (tests)
         self.port: int | None = None
         self.inbound: Inbound | None = None
         self.app: AsyncApp | None = None
@@ -75,11 +76,11 @@ class SlackAdapter:
                              socket_mode=False)
         self._runner = web.AppRunner(self.web_app(), access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.settings.http_port)
+        site = web.TCPSite(self._runner, self.host, self._listen_port)
         await site.start()
         server = getattr(site, "_server", None)
         sockets = getattr(server, "sockets", None) or []
-        self.port = sockets[0].getsockname()[1] if sockets else self.settings.http_port
+        self.port = sockets[0].getsockname()[1] if sockets else self._listen_port
         log.info("slack: serving %s on %s:%s as %s", EVENTS_PATH, self.host, self.port,
                  identity.user_id)
 
