@@ -11,10 +11,14 @@ import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings, SettingsError, load_settings
 from bot.transcript import TranscriptError
+from storage.base import DatabaseUnusable
+
+if TYPE_CHECKING:
+    from storage.sqlite import SqliteStorage
 
 log = logging.getLogger("tribunal")
 
@@ -93,16 +97,29 @@ def main(argv: list[str] | None = None) -> int:
     return asyncio.run(_replay(settings, database, lines, args.json, args.file))
 
 
+async def _open_storage(path: str) -> SqliteStorage | None:
+    """The database, checked (see SqliteStorage.open), or None after saying why."""
+    from storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(path)
+    try:
+        await storage.open()
+    except DatabaseUnusable as exc:
+        print(f"tribunal: database: {exc}", file=sys.stderr)
+        return None
+    return storage
+
+
 async def _replay(
     settings: Settings, database: str, lines: list[str], as_json: bool, name: str
 ) -> int:
     from adapters.console import ConsoleTransport, Replayer, human_printer, json_printer
     from bot.clock import ManualClock
     from bot.engine import Engine
-    from storage.sqlite import SqliteStorage
 
-    storage = SqliteStorage(database)
-    await storage.open()
+    storage = await _open_storage(database)
+    if storage is None:
+        return EXIT_USAGE
     clock = ManualClock()
     engine = Engine(settings, storage, clock, quiet_close=False)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
@@ -156,10 +173,10 @@ async def _run(settings: Settings) -> int:
         print(MISSING_CREDENTIALS, file=sys.stderr)
         return EXIT_USAGE
     from bot.engine import Engine
-    from storage.sqlite import SqliteStorage
 
-    storage = SqliteStorage(settings.database)
-    await storage.open()
+    storage = await _open_storage(settings.database)
+    if storage is None:
+        return EXIT_USAGE
     engine = Engine(settings, storage)
     adapters: list[Any] = []
     stop = asyncio.Event()
