@@ -12,7 +12,6 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from bot.channels import TUNABLE
 from bot.clock import ManualClock
 from bot.engine import Engine
 from bot.models import IncomingMessage, OutgoingMessage, Platform, RoomKey
@@ -85,7 +84,7 @@ class Replayer:
     async def _room_line(self, line: RoomLine) -> None:
         self.room = line.room
         await self.engine.admin.remember_replay_room(line.room)
-        settings = {k: v for k, v in line.settings.items() if k in TUNABLE}
+        settings = line.settings.model_dump(exclude_none=True)
         if line.language:
             settings["language"] = line.language
         await self.engine.admin.configure_channel(

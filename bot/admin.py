@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.channels import channel_scope
 from bot.commands import Command, CommandError, parse_command
+from bot.config import TUNABLE, SettingsError, check_room_settings
 from bot.detection import manual_deadlock
 from bot.ledger import Finding
 from bot.models import CommandReply, CommandRequest, RoomKey
@@ -107,6 +108,12 @@ class AdminCommands:
 
     async def _numeric(self, request: CommandRequest, cmd: Command) -> CommandReply:
         key = _SETTING_OF[cmd.name]
+        try:
+            # The parser checked the range already; this is the rule every stored
+            # room setting passes, so the two can never drift apart.
+            check_room_settings({key: cmd.number})
+        except SettingsError as exc:
+            return CommandReply(text=f"⚠️ {exc}", ok=False)
         before = await self._set(request, key, cmd.number, cmd.name)
         where = "이 방" if request.thread else "이 채널"
         return CommandReply(
@@ -241,9 +248,13 @@ class AdminCommands:
         reviewer: list[str],
         settings: dict[str, Any],
     ) -> None:
-        """Bindings and tunables from a transcript's room line (replay only; not audited)."""
+        """Bindings and tunables from a transcript's room line (replay only; not audited).
+
+        Raises SettingsError, storing nothing, if a tunable is invalid.
+        """
         engine = self.engine
         scope_id = channel_scope(platform, channel)
+        settings = check_room_settings({k: v for k, v in settings.items() if k in TUNABLE})
         async with engine.storage.transaction() as tx:
             await tx.set_setting("channel", scope_id, "watched", True)
             if owner or reviewer:

@@ -7,18 +7,18 @@ change goes through `invalidate*` so the cache never serves stale bindings.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.config import Settings
+from bot.config import RETIRED, TUNABLE, Settings, usable_room_settings
 from bot.lru import LRU
 from bot.models import Role, RoomKey
 from storage.base import Storage
 
-TUNABLE = (
-    "stall_threshold", "max_rounds", "max_arbitrations", "turn_quiet_seconds",
-    "similarity_threshold", "language", "reminder_after",
-)
+log = logging.getLogger(__name__)
+
+__all__ = ["TUNABLE", "ChannelDirectory", "ChannelInfo", "channel_scope"]
 
 
 def channel_scope(platform: str, channel: str) -> str:
@@ -68,7 +68,14 @@ class ChannelDirectory:
         stored = await self.storage.get_bindings(platform, channel)
         info.owner = stored.get("owner", info.owner)
         info.reviewer = stored.get("reviewer", info.reviewer)
-        info.settings = await self.storage.get_settings("channel", channel_scope(platform, channel))
+        scope = channel_scope(platform, channel)
+        info.settings = await self.storage.get_settings("channel", scope)
+        tunables, notes = usable_room_settings(info.settings)
+        for note in notes:
+            log.warning("stored setting of channel %s: %s", scope, note)
+        info.settings = {
+            k: v for k, v in info.settings.items() if k not in TUNABLE and k not in RETIRED
+        } | tunables
         info.paused = bool(info.settings.get("paused", False))
         info.watched = bool(info.owner or info.reviewer or info.settings.get("watched"))
         return info
@@ -79,8 +86,12 @@ class ChannelDirectory:
             channel = await self.get(room.platform, room.channel)
             values = dict(self.defaults)
             values.update({k: v for k, v in channel.settings.items() if k in TUNABLE})
-            room_values = await self.storage.get_settings("room", room.id)
-            values.update({k: v for k, v in room_values.items() if k in TUNABLE})
+            room_values, notes = usable_room_settings(
+                await self.storage.get_settings("room", room.id)
+            )
+            for note in notes:
+                log.warning("stored setting of room %s: %s", room.id, note)
+            values.update(room_values)
             self._rooms.put(room.id, values)
         return values
 

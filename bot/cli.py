@@ -9,15 +9,16 @@ import logging
 import signal
 import sys
 import tempfile
-import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from bot.config import Settings
+from bot.config import Settings, SettingsError, load_settings
 from bot.transcript import TranscriptError
+from storage.base import DatabaseUnusable
+
+if TYPE_CHECKING:
+    from storage.sqlite import SqliteStorage
 
 log = logging.getLogger("tribunal")
 
@@ -59,17 +60,15 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
-        settings = Settings()
-        settings.file_config()  # a broken TRIBUNAL_CONFIG is reported here, not mid-run
-    except ValidationError as exc:
-        print(f"tribunal: invalid configuration:\n{exc}", file=sys.stderr)
+        settings, warnings = load_settings()
+    except SettingsError as exc:
+        for warning in exc.warnings:
+            log.warning("%s", warning)
+        problems = "\n".join(f"  {problem}" for problem in exc.problems)
+        print(f"tribunal: invalid configuration:\n{problems}", file=sys.stderr)
         return EXIT_USAGE
-    except tomllib.TOMLDecodeError as exc:
-        print(f"tribunal: TRIBUNAL_CONFIG is not valid TOML: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"tribunal: cannot read TRIBUNAL_CONFIG: {exc.strerror}", file=sys.stderr)
-        return EXIT_USAGE
+    for warning in warnings:
+        log.warning("%s", warning)
     if args.command == "run":
         return asyncio.run(_run(settings))
     if args.command == "demo":
@@ -98,16 +97,29 @@ def main(argv: list[str] | None = None) -> int:
     return asyncio.run(_replay(settings, database, lines, args.json, args.file))
 
 
+async def _open_storage(path: str) -> SqliteStorage | None:
+    """The database, checked (see SqliteStorage.open), or None after saying why."""
+    from storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(path)
+    try:
+        await storage.open()
+    except DatabaseUnusable as exc:
+        print(f"tribunal: database: {exc}", file=sys.stderr)
+        return None
+    return storage
+
+
 async def _replay(
     settings: Settings, database: str, lines: list[str], as_json: bool, name: str
 ) -> int:
     from adapters.console import ConsoleTransport, Replayer, human_printer, json_printer
     from bot.clock import ManualClock
     from bot.engine import Engine
-    from storage.sqlite import SqliteStorage
 
-    storage = SqliteStorage(database)
-    await storage.open()
+    storage = await _open_storage(database)
+    if storage is None:
+        return EXIT_USAGE
     clock = ManualClock()
     engine = Engine(settings, storage, clock, quiet_close=False)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
@@ -137,16 +149,34 @@ def _configured_adapters(settings: Settings) -> list[str]:
     return found
 
 
+def _half_configured(settings: Settings) -> str | None:
+    """A Slack bot token without what its mode needs is a mistake, not "no Slack"."""
+    if settings.slack_bot_token is None:
+        return None
+    if settings.slack_mode == "socket" and settings.slack_app_token is None:
+        return ("tribunal run: Slack Socket Mode (TRIBUNAL_SLACK_MODE=socket, the default) "
+                "needs SLACK_APP_TOKEN besides SLACK_BOT_TOKEN; for HTTP mode set "
+                "TRIBUNAL_SLACK_MODE=http and SLACK_SIGNING_SECRET")
+    if settings.slack_mode == "http" and settings.slack_signing_secret is None:
+        return ("tribunal run: Slack HTTP mode (TRIBUNAL_SLACK_MODE=http) needs "
+                "SLACK_SIGNING_SECRET besides SLACK_BOT_TOKEN")
+    return None
+
+
 async def _run(settings: Settings) -> int:
+    half = _half_configured(settings)
+    if half is not None:
+        print(half, file=sys.stderr)
+        return EXIT_USAGE
     platforms = _configured_adapters(settings)
     if not platforms:
         print(MISSING_CREDENTIALS, file=sys.stderr)
         return EXIT_USAGE
     from bot.engine import Engine
-    from storage.sqlite import SqliteStorage
 
-    storage = SqliteStorage(settings.database)
-    await storage.open()
+    storage = await _open_storage(settings.database)
+    if storage is None:
+        return EXIT_USAGE
     engine = Engine(settings, storage)
     adapters: list[Any] = []
     stop = asyncio.Event()

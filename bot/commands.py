@@ -8,21 +8,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.config import MAX_ROUNDS_RANGE, STALL_THRESHOLD_RANGE
+
+_T, _M = STALL_THRESHOLD_RANGE, MAX_ROUNDS_RANGE
 USAGE_KO = (
     "사용법: `/arbiter <명령>`\n"
     "• `status` — 방 상태, 카운터, 임계값, 마지막 판정, 대기 중인 결정\n"
-    "• `threshold <n>` — 진전 없는 라운드 임계값 (1..20)\n"
-    "• `max-rounds <n>` — 작업당 최대 라운드 (1..50)\n"
+    f"• `threshold <n>` — 진전 없는 라운드 임계값 ({_T[0]}..{_T[1]})\n"
+    f"• `max-rounds <n>` — 작업당 최대 라운드 ({_M[0]}..{_M[1]})\n"
     "• `summon` — 지금 중재 요청\n"
     "• `pause` / `resume` — 이 채널 감시 중지/재개\n"
     "• `roles owner:<사용자> reviewer:<사용자>` — 에이전트 지정\n"
     "• `history` — 최근 판정\n"
-    "(Usage: /arbiter status | threshold <1-20> | max-rounds <1-50> | summon | pause | resume"
-    " | roles owner:<user> reviewer:<user> | history)"
+    f"(Usage: /arbiter status | threshold <{_T[0]}-{_T[1]}> | max-rounds <{_M[0]}-{_M[1]}>"
+    " | summon | pause | resume | roles owner:<user> reviewer:<user> | history)"
 )
 
 CHANGING = frozenset({"threshold", "max-rounds", "summon", "pause", "resume", "roles"})
-_RANGES = {"threshold": (1, 20), "max-rounds": (1, 50)}
+_RANGES = {"threshold": STALL_THRESHOLD_RANGE, "max-rounds": MAX_ROUNDS_RANGE}
 _MENTION = re.compile(r"^<[@#]!?(?P<id>[A-Za-z0-9_.-]+)(?:\|[^>]*)?>$")
 _PLAIN_ID = re.compile(r"^@?(?P<id>[A-Za-z0-9_.-]{1,64})$")
 

@@ -32,6 +32,11 @@ class TransportError(Exception):
         self.permanent = permanent
 
 
+class PlatformFatal(RuntimeError):
+    """An adapter cannot start and retrying will not help (a refused token, a
+    missing privileged intent): its platform stops for good."""
+
+
 class Transport(Protocol):
     platform: str
 

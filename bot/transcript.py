@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from bot.config import Language, RoomSettings, explain
 from bot.models import Role
 from bot.repair import RepairedStr
 
@@ -32,9 +33,11 @@ class TranscriptError(ValueError):
 class RoomLine(BaseModel):
     type: Literal["room"]
     room: RepairedStr = Field(min_length=1, max_length=200)
-    language: str | None = None
+    language: Language | None = None
     roles: dict[Literal["owner", "reviewer"], list[RepairedStr]] = Field(default_factory=dict)
-    settings: dict[str, Any] = Field(default_factory=dict)
+    # Checked here, before anything is stored: a bad value stops the replay at
+    # this line instead of reaching the room.
+    settings: RoomSettings = Field(default_factory=RoomSettings)
 
     @field_validator("roles", mode="before")
     @classmethod
@@ -89,5 +92,6 @@ def parse_line(raw: str, line: int) -> TranscriptLine | None:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "line"
-        raise TranscriptError(line, f"{where}: {first['msg']}") from None
+        model = RoomLine if kind == "room" else MessageLine
+        raise TranscriptError(line, f"{where}: {explain(first, model=model)}") from None
     raise TranscriptError(line, f"unknown type {str(kind)[:40]!r} (expected 'room' or 'message')")

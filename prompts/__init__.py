@@ -1,7 +1,19 @@
-"""The arbiter's system prompt and every user-facing string."""
+"""The arbiter's system prompt, every user-facing string, and the languages shipped."""
 
 from importlib import resources
 
 
 def arbiter_system_prompt() -> str:
     return resources.files(__package__).joinpath("arbiter.md").read_text(encoding="utf-8")
+
+
+def languages() -> tuple[str, ...]:
+    """The languages every user-facing string is translated into; the first is the default.
+
+    The string catalog is the one place that decides: a language counts only
+    when every string has it, so settings can never name a half translation.
+    """
+    from prompts.strings import STRINGS
+
+    entries = list(STRINGS.values())
+    return tuple(lang for lang in entries[0] if all(lang in entry for entry in entries))

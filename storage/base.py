@@ -15,6 +15,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 
+class DatabaseUnusable(RuntimeError):
+    """The database cannot be used (not a database, read-only, from a newer
+    release, locked); the message says which and what to do."""
+
+
 class MessageRow(BaseModel):
     seq: int = 0
     platform: str

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sqlite3
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -19,6 +22,7 @@ import aiosqlite
 from storage.base import (
     ArbitrationRow,
     AuditRow,
+    DatabaseUnusable,
     EscalationRow,
     MessageRow,
     OutboxRow,
@@ -36,6 +40,20 @@ def _row(row: aiosqlite.Row) -> dict[str, Any]:
         if out[key] is not None:
             out[key] = json.loads(out[key])
     return out
+
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def _can_create_files_in(folder: str) -> bool:
+    """Really try (permission bits say nothing to root, nor about read-only mounts)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".tribunal-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(probe)
+    return True
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -61,20 +79,92 @@ class SqliteStorage(Storage):
         return self._db
 
     async def open(self) -> None:
-        # IMMEDIATE: the sqlite3 module opens the write transaction itself right
-        # before the first write of a unit of work, in the same call (no extra
-        # round trip to aiosqlite's thread); `commit()` ends it.
-        self._db = await aiosqlite.connect(self.path, isolation_level="IMMEDIATE")
-        self._db.row_factory = aiosqlite.Row
-        await self._db.execute("PRAGMA journal_mode=WAL")
-        await self._db.execute("PRAGMA synchronous=NORMAL")
-        await self._db.execute("PRAGMA busy_timeout=5000")
-        await self._db.execute("PRAGMA foreign_keys=ON")
+        """Open, migrate, and prove the database writable, or raise DatabaseUnusable.
+
+        Everything that would make the bot fail later (answer, then drop what
+        it cannot store) fails here instead, within the busy timeout.
+        """
+        self._check_path()
         try:
+            # IMMEDIATE: the sqlite3 module opens the write transaction itself right
+            # before the first write of a unit of work, in the same call (no extra
+            # round trip to aiosqlite's thread); `commit()` ends it.
+            self._db = await aiosqlite.connect(self.path, isolation_level="IMMEDIATE")
+            self._db.row_factory = aiosqlite.Row
+            await self._db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            # Before anything writes (even the switch to WAL): a newer release's
+            # database is left exactly as it was.
+            self._check_version(await self._schema_version())
+            await self._db.execute("PRAGMA journal_mode=WAL")
+            await self._db.execute("PRAGMA synchronous=NORMAL")
+            await self._db.execute("PRAGMA foreign_keys=ON")
             await self._migrate()
-        except BaseException:
+            await self._probe_write()
+        except BaseException as exc:
             await self.close()  # aiosqlite's thread would keep the process alive
+            if isinstance(exc, sqlite3.Error):
+                raise DatabaseUnusable(self._explain(exc)) from None
             raise
+
+    async def _schema_version(self) -> int:
+        async with self.db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ) as cur:
+            if await cur.fetchone() is None:
+                return 0
+        async with self.db.execute("SELECT MAX(version) FROM schema_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0] or 0) if row is not None else 0
+
+    def _check_version(self, current: int) -> None:
+        known = max((version for version, _ in migrations()), default=0)
+        if current > known:
+            # Old code could misread or damage what a newer release wrote.
+            raise DatabaseUnusable(
+                f"{self.path} has schema version {current}, newer than this Tribunal "
+                f"knows ({known}): it was written by a newer release. Upgrade "
+                "Tribunal, or point TRIBUNAL_DATABASE at another file")
+
+    def _check_path(self) -> None:
+        if self.path == ":memory:" or self.path.startswith("file:"):
+            return
+        folder = os.path.dirname(os.path.abspath(self.path))
+        if os.path.isdir(self.path):
+            raise DatabaseUnusable(f"{self.path} is a directory, not a database file")
+        if not os.path.isdir(folder):
+            raise DatabaseUnusable(f"the directory {folder} does not exist")
+
+    async def _probe_write(self) -> None:
+        """One write, rolled back. A database that is up to date needs no write
+        to open, so a read-only file would otherwise pass and fail on the
+        first message."""
+        async with self._lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute("INSERT INTO schema_version (version) VALUES (-1)")
+            finally:
+                await self.db.rollback()
+
+    def _explain(self, exc: sqlite3.Error) -> str:
+        """What went wrong with the file, in words an operator can act on."""
+        name = getattr(exc, "sqlite_errorname", "")
+        folder = os.path.dirname(os.path.abspath(self.path)) or "."
+        if name == "SQLITE_NOTADB" or "not a database" in str(exc):
+            return (f"{self.path} is not a SQLite database (or is encrypted); point "
+                    "TRIBUNAL_DATABASE at a Tribunal database or a new file")
+        if name == "SQLITE_CORRUPT" or "malformed" in str(exc):
+            return f"{self.path} is damaged ({exc}); restore it from a backup"
+        if name.startswith("SQLITE_BUSY") or "locked" in str(exc):
+            return (f"{self.path} is locked by another process (waited "
+                    f"{BUSY_TIMEOUT_MS // 1000} s); is another Tribunal using it?")
+        if not _can_create_files_in(folder):
+            return (f"cannot create files in {folder} (read-only directory?): SQLite's WAL "
+                    f"mode needs {os.path.basename(self.path)}-wal and -shm beside the database")
+        if name.startswith("SQLITE_READONLY") or "readonly" in str(exc):
+            return f"{self.path} is read-only; the bot must be able to write to it"
+        if name.startswith("SQLITE_CANTOPEN"):
+            return f"cannot open {self.path} ({exc})"
+        return f"{self.path}: {exc}"
 
     async def _migrate(self) -> None:
         async with self._lock:
@@ -85,8 +175,8 @@ class SqliteStorage(Storage):
                 await self.db.execute(
                     "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
                 )
-                async with self.db.execute("SELECT MAX(version) FROM schema_version") as cur:
-                    current = (await cur.fetchone())[0] or 0  # type: ignore[index]
+                current = await self._schema_version()
+                self._check_version(current)  # again, under the write lock
                 for version, sql in migrations():
                     if version > current:
                         code = "\n".join(

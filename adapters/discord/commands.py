@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.translate import command_text
+from bot.config import MAX_ROUNDS_RANGE, STALL_THRESHOLD_RANGE
 
 
 class CommandHandler(Protocol):
@@ -41,12 +42,14 @@ def build_group() -> app_commands.Group:
         await _handler(interaction).handle_command(interaction, command_text("status"))
 
     @group.command(name="threshold", description="Rounds without progress before arbitration")
-    @app_commands.describe(n="rounds without progress (1-20)")
+    @app_commands.describe(
+        n=f"rounds without progress ({STALL_THRESHOLD_RANGE[0]}-{STALL_THRESHOLD_RANGE[1]})"
+    )
     async def threshold(interaction: discord.Interaction, n: int) -> None:
         await _handler(interaction).handle_command(interaction, command_text("threshold", n))
 
     @group.command(name="max-rounds", description="Rounds in one task before arbitration")
-    @app_commands.describe(n="rounds (1-50)")
+    @app_commands.describe(n=f"rounds ({MAX_ROUNDS_RANGE[0]}-{MAX_ROUNDS_RANGE[1]})")
     async def max_rounds(interaction: discord.Interaction, n: int) -> None:
         await _handler(interaction).handle_command(interaction, command_text("max-rounds", n))
 

@@ -3,7 +3,9 @@
 `start()` logs in, connects in a background task, waits for READY and syncs
 `/arbiter` (to TRIBUNAL_DISCORD_GUILD_IDS, instant, or globally); `stop()`
 closes the connection. `.transport` exists before `start()` so the engine can
-register it first.
+register it first. A refused token or intent raises `PlatformFatal` (the
+platform stops for good); anything else may be retried: `start()` may be called
+again after `stop()`, with a new client (read `.transport` at each use).
 """
 
 from __future__ import annotations
@@ -22,13 +24,24 @@ from discord.http import Route
 from adapters.discord.client import TribunalClient
 from adapters.discord.transport import DiscordTransport
 from bot.config import Settings
-from bot.ports import Core
+from bot.ports import Core, PlatformFatal
 
 log = logging.getLogger(__name__)
 
 API_VERSION = 10
 DEFAULT_API_BASE = f"https://discord.com/api/v{API_VERSION}"
 DEFAULT_GATEWAY = yarl.URL("wss://gateway.discord.gg/")
+
+# Gateway close codes after which reconnecting cannot help (Discord's docs).
+BAD_TOKEN_CLOSE = 4004
+FATAL_CLOSE = {
+    4010: "invalid shard", 4011: "sharding required", 4012: "invalid API version",
+    4013: "invalid intents", 4014: "disallowed intents",
+}
+INTENT_HELP = (
+    "Discord refused the message_content intent: enable it in the developer "
+    "portal (Bot -> Privileged Gateway Intents)"
+)
 
 
 def api_base(url: str | None) -> str:
@@ -55,6 +68,7 @@ class DiscordAdapter:
     def __init__(self, settings: Settings, engine: Core, **client_options: Any) -> None:
         self.settings = settings
         self.engine = engine
+        self._client_options = client_options
         self.client = TribunalClient(engine, **client_options)
         self._task: asyncio.Task[None] | None = None
 
@@ -66,29 +80,33 @@ class DiscordAdapter:
         """Log in, connect in the background, return once READY (or raise why not)."""
         token = self.settings.discord_bot_token
         if token is None or not token.get_secret_value().strip():
-            raise RuntimeError("DISCORD_BOT_TOKEN is not set")
+            raise PlatformFatal("DISCORD_BOT_TOKEN is not set")
         configure_endpoints(self.settings.discord_api_url, self.settings.discord_gateway_url)
+        if self.client.is_closed():
+            # An earlier attempt closed it; a closed client keeps its closed HTTP
+            # connector, so a new attempt gets a new client (and transport).
+            self.client = TribunalClient(self.engine, **self._client_options)
         try:
             await self.client.login(token.get_secret_value())
         except discord.LoginFailure:
             await self.client.close()
-            raise RuntimeError("Discord rejected DISCORD_BOT_TOKEN (401)") from None
+            raise PlatformFatal("Discord rejected DISCORD_BOT_TOKEN (401)") from None
         except BaseException:
             await self.client.close()
             raise
         self._task = asyncio.create_task(self._connect(), name="tribunal-discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
-        done, _ = await asyncio.wait({self._task, ready}, timeout=ready_within,
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if ready not in done:
+        try:
+            done, _ = await asyncio.wait({self._task, ready}, timeout=ready_within,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
             ready.cancel()
+        if ready not in done:
             error = self._task.exception() if self._task in done else None
             await self.stop()
-            if isinstance(error, discord.PrivilegedIntentsRequired):
-                raise RuntimeError(
-                    "Discord refused the message_content intent: enable it in the developer "
-                    "portal (Bot -> Privileged Gateway Intents)"
-                ) from None
+            fatal = fatal_reason(error)
+            if fatal is not None:
+                raise PlatformFatal(fatal) from None
             raise RuntimeError(f"Discord gateway did not become ready: {error!r}") from error
         await self.sync_commands()
         user = self.client.user
@@ -97,6 +115,27 @@ class DiscordAdapter:
 
     async def _connect(self) -> None:
         await self.client.connect(reconnect=True)
+
+    async def wait_closed(self) -> None:
+        """Return (or raise why) when the gateway connection has ended.
+
+        discord.py reconnects on its own with backoff; its connection task
+        ends only for what it cannot fix (a bad token, a refused intent) or
+        when it was closed.
+        """
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise  # we were cancelled, not the gateway task
+        except Exception as exc:
+            fatal = fatal_reason(exc)
+            if fatal is not None:
+                raise PlatformFatal(fatal) from None
+            raise
 
     async def sync_commands(self) -> None:
         """Guild sync is instant; global sync can take up to an hour to show up."""
@@ -124,9 +163,24 @@ class DiscordAdapter:
                           exc.code)
 
     async def stop(self) -> None:
-        await self.client.close()
+        if not self.client.is_closed():
+            await self.client.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+
+
+def fatal_reason(error: BaseException | None) -> str | None:
+    """Why retrying cannot help, or None when it may."""
+    if isinstance(error, discord.PrivilegedIntentsRequired):
+        return INTENT_HELP
+    if isinstance(error, discord.LoginFailure):
+        return "Discord rejected DISCORD_BOT_TOKEN (401)"
+    if isinstance(error, discord.ConnectionClosed):
+        if error.code == BAD_TOKEN_CLOSE:
+            return f"Discord rejected DISCORD_BOT_TOKEN (gateway close {error.code})"
+        if error.code in FATAL_CLOSE:
+            return f"Discord closed the gateway: {FATAL_CLOSE[error.code]} ({error.code})"
+    return None

@@ -219,3 +219,39 @@ async def test_core_failure_gives_an_ephemeral_error_not_a_crash(
     [callback] = await until(lambda: fake_discord.find("POST", r"/callback$"))
     assert callback.json["data"]["flags"] & 64 and "오류" in callback.json["data"]["content"]
     assert not adapter.client.is_closed()
+
+
+async def test_an_unreachable_api_is_retryable_and_a_later_start_works(
+    fake_discord, make_settings
+):
+    import socket
+
+    from adapters.discord.runner import DiscordAdapter
+    from bot.ports import PlatformFatal
+
+    with socket.socket() as sock:  # a port nothing listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        refused = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    adapter = DiscordAdapter(make_settings(discord_api_url=refused), RecordingCore())
+    with pytest.raises(Exception) as err:
+        await adapter.start(ready_within=5)
+    assert not isinstance(err.value, PlatformFatal)
+    await adapter.stop()
+    # The same adapter starts once Discord is reachable (what the retry does).
+    adapter.settings = make_settings()
+    try:
+        await adapter.start(ready_within=10)
+        assert adapter.client.is_ready()
+    finally:
+        await adapter.stop()
+
+
+async def test_a_gateway_refusing_the_token_stops_the_platform(fake_discord, make_settings):
+    from adapters.discord.runner import DiscordAdapter
+    from bot.ports import PlatformFatal
+
+    fake_discord.refuse_identify = 4004
+    adapter = DiscordAdapter(make_settings(), RecordingCore())
+    with pytest.raises(PlatformFatal, match="DISCORD_BOT_TOKEN"):
+        await adapter.start(ready_within=5)
+    assert adapter.client.is_closed()

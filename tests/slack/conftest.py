@@ -202,7 +202,6 @@ def make_settings(api: FakeSlackAPI, tmp_path: Path, **overrides: Any) -> Settin
         "slack_signing_secret": SIGNING_SECRET,
         "slack_mode": "http",
         "slack_api_url": api.url,
-        "http_port": 0,
         "arbiter_backend": "none",
         "language": "ko",
     }
@@ -211,6 +210,7 @@ def make_settings(api: FakeSlackAPI, tmp_path: Path, **overrides: Any) -> Settin
 
 
 async def start_harness(core: Any, api: FakeSlackAPI, settings: Settings) -> Harness:
-    adapter = SlackAdapter(settings, core, post_interval=0, host="127.0.0.1")
+    # port=0: any free port (TRIBUNAL_HTTP_PORT itself must be 1..65535).
+    adapter = SlackAdapter(settings, core, post_interval=0, host="127.0.0.1", port=0)
     await adapter.start()
     return Harness(adapter, api)

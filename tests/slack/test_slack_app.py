@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,9 @@ import aiohttp
 import pytest
 
 from adapters.slack import SlackAdapter, SlackStartError
+from bot.config import Settings
 from bot.models import AnswerResult, ButtonClick, CommandReply, CommandRequest, IncomingMessage
+from bot.ports import PlatformFatal
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
     block_action,
@@ -240,3 +243,29 @@ async def test_refused_token_fails_start_clearly(slack_api: FakeSlackAPI, tmp_pa
 def test_fixtures_are_valid_json() -> None:
     for name in ("event_message_user", "block_actions", "slash_command"):
         assert json.dumps(fixture(name))
+
+
+async def test_refused_app_token_fails_start_clearly(slack_api: FakeSlackAPI,
+                                                     tmp_path: Path) -> None:
+    settings = make_settings(slack_api, tmp_path, slack_mode="socket",
+                             slack_app_token="xapp-revoked")
+    adapter = SlackAdapter(settings, RecordingCore())
+    with pytest.raises(SlackStartError) as err:
+        await adapter.start()
+    await adapter.stop()
+    assert "SLACK_APP_TOKEN (invalid_auth)" in str(err.value)
+    assert "xapp-revoked" not in str(err.value)
+
+
+async def test_an_unreachable_api_is_worth_retrying_not_fatal(tmp_path: Path) -> None:
+    with socket.socket() as sock:  # a port nothing listens on: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/api/"
+    settings = Settings(_env_file=None, database=str(tmp_path / "t.db"),  # type: ignore[call-arg]
+                        slack_bot_token="xoxb-1", slack_signing_secret="s", slack_mode="http",
+                        slack_api_url=url)
+    adapter = SlackAdapter(settings, RecordingCore())
+    with pytest.raises(Exception) as err:
+        await adapter.start()
+    await adapter.stop()
+    assert not isinstance(err.value, PlatformFatal)
