@@ -1,0 +1,1 @@
+"""Tribunal's benchmark suite: `python -m bench [--quick] [--only NAME] [--out FILE]`."""
