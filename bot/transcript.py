@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from bot.models import Role
-from bot.repair import RepairedStr
+from bot.repair import RepairedStr, repair_text
 
 MAX_LINE = 1_000_000
 
@@ -32,9 +32,9 @@ class TranscriptError(ValueError):
 class RoomLine(BaseModel):
     type: Literal["room"]
     room: RepairedStr = Field(min_length=1, max_length=200)
-    language: str | None = None
+    language: RepairedStr | None = None
     roles: dict[Literal["owner", "reviewer"], list[RepairedStr]] = Field(default_factory=dict)
-    settings: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[RepairedStr, Any] = Field(default_factory=dict)
 
     @field_validator("roles", mode="before")
     @classmethod
@@ -42,6 +42,12 @@ class RoomLine(BaseModel):
         if isinstance(value, dict):
             return {k: [v] if isinstance(v, str) else v for k, v in value.items()}
         return value
+
+    @field_validator("settings", mode="after")
+    @classmethod
+    def _repair_values(cls, value: dict[str, Any]) -> dict[str, Any]:
+        # Settings are stored as JSON text: their strings must be storable too.
+        return {k: repair_text(v) if isinstance(v, str) else v for k, v in value.items()}
 
 
 class MessageLine(BaseModel):

@@ -24,7 +24,7 @@ from bot.models import IncomingMessage, Status, VerdictKind
 from bot.repair import REPLACEMENT, repair_text
 from bot.status import VISIBLE_LINE_LIMIT, parse_status, visible_lines
 from bot.textscan import Line, message_lines, own_text, strip_internal, turn_lines
-from bot.transcript import MessageLine, TranscriptError, parse_line
+from bot.transcript import MessageLine, RoomLine, TranscriptError, parse_line
 
 # No deadline: the machine running the suite is shared, and a slow example is
 # not a wrong one.
@@ -294,6 +294,19 @@ def test_a_message_line_round_trips_repaired(author: str, text: str, mid: str | 
     assert isinstance(parsed, MessageLine)
     assert (parsed.author, parsed.text) == (repair_text(author), repair_text(text))
     assert parsed.id == (repair_text(mid) if mid is not None else None)
+
+
+@PROPERTY
+@given(st.text(alphabet=ANY_CHAR, min_size=1, max_size=50), ANY_TEXT, ANY_TEXT)
+def test_a_room_line_round_trips_repaired(room: str, language: str, value: str) -> None:
+    assume(repair_text(room).strip())
+    entry = {"type": "room", "room": room, "language": language, "roles": {"owner": room},
+             "settings": {value: value}}
+    parsed = parse_line(json.dumps(entry), 1)
+    assert isinstance(parsed, RoomLine)
+    assert (parsed.room, parsed.language) == (repair_text(room), repair_text(language))
+    assert parsed.roles == {"owner": [repair_text(room)]}
+    assert parsed.settings == {repair_text(value): repair_text(value)}
 
 
 # -- chunking ------------------------------------------------------------------------
