@@ -106,7 +106,8 @@ class Inbound:
         if cached and cached[0] > self._clock():
             return cached[1]
         try:
-            response = await self.client.users_info(user=user_id)
+            response = await self.transport.pacer.run(
+                "users.info", "", lambda: self.client.users_info(user=user_id))
             admin = translate.is_admin_user(response.get("user") or {})
         except SlackApiError as exc:
             log.warning("slack users.info for %s failed: %s (treated as non-admin)", user_id,

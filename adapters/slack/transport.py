@@ -1,9 +1,11 @@
 """`bot.ports.Transport` over slack_sdk's AsyncWebClient.
 
-Rate limits: the client carries slack_sdk's retry handlers (429 honours
-Retry-After; connection resets and 5xx retried once), and posts are paced per
-channel (Slack allows about one chat.postMessage per second per channel), so a
-burst of verdicts queues instead of causing a 429 storm. Errors are logged by
+Rate limits: every rate-limited method we call is paced by Slack's documented
+limit for it (`SLACK_LIMITS`: chat.postMessage about one per second per
+channel, chat.update Tier 3 and chat.postEphemeral Tier 4 per workspace), so
+a burst of verdicts (200 rooms deadlocking at once) queues instead of causing
+a 429 storm; slack_sdk's retry handlers stay behind that (429 honours
+Retry-After; connection resets and 5xx retried once). Errors are logged by
 Slack error code (never with the token) and surface as `TransportError`;
 `permanent=True` when retrying cannot help, so the engine's outbox stops.
 """
@@ -14,6 +16,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -103,14 +106,71 @@ class ChannelPacer:
                 self._next[channel] = self._clock() + self.interval
 
 
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `calls` calls every `per` seconds, per channel or per workspace."""
+
+    calls: int
+    per: float
+    per_channel: bool = False
+
+    @property
+    def interval(self) -> float:
+        return self.per / self.calls
+
+
+# Slack's documented limits for the methods we call (api.slack.com/apis/rate-limits
+# and each method's page); limits are per app per workspace.
+# chat.postMessage is "special": about 1 per second per channel (its workspace
+# limit is not published; a channel's pace keeps us far below it).
+SLACK_LIMITS: dict[str, RateLimit] = {
+    "chat.postMessage": RateLimit(1, 1.0, per_channel=True),
+    "chat.update": RateLimit(50, 60.0),  # Tier 3
+    "chat.postEphemeral": RateLimit(100, 60.0),  # Tier 4
+    "users.info": RateLimit(100, 60.0),  # Tier 4 (a read, but ours count the same)
+}
+# The per-minute tiers are paced at 90 % of their budget: Slack does not publish
+# how it counts its minute, and one 429 costs more than the margin.
+TIER_HEADROOM = 0.9
+
+
+class SlackPacer:
+    """Every rate-limited method at its own pace: per channel or workspace-wide, in order.
+
+    `post_interval` is chat.postMessage's spacing per channel (0 turns it off).
+    """
+
+    def __init__(self, limits: dict[str, RateLimit] | None = None, *,
+                 post_interval: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        self.limits = dict(SLACK_LIMITS if limits is None else limits)
+        self._pacers: dict[str, ChannelPacer] = {}
+        for method, limit in self.limits.items():
+            if method == "chat.postMessage":
+                interval = post_interval
+            else:
+                interval = limit.interval / (1.0 if limit.per_channel else TIER_HEADROOM)
+            self._pacers[method] = ChannelPacer(interval, clock=clock, sleep=sleep)
+
+    async def run(self, method: str, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
+        pacer = self._pacers.get(method)
+        if pacer is None or pacer.interval <= 0:
+            return await call()
+        return await pacer.run(channel if self.limits[method].per_channel else "", call)
+
+
 class SlackTransport:
     """What the engine posts through; message ids are `"<channel>:<ts>"`."""
 
     platform = PLATFORM
 
-    def __init__(self, client: AsyncWebClient, *, post_interval: float = 1.0) -> None:
+    def __init__(self, client: AsyncWebClient, *, post_interval: float = 1.0,
+                 limits: dict[str, RateLimit] | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         self.client = client
-        self.pacer = ChannelPacer(post_interval)
+        self.pacer = SlackPacer(limits, post_interval=post_interval, clock=clock, sleep=sleep)
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
         async def send(r: Rendered) -> Any:
@@ -120,8 +180,7 @@ class SlackTransport:
                 kwargs["blocks"] = r.blocks
             if room.thread:
                 kwargs["thread_ts"] = room.thread
-            return await self.pacer.run(room.channel,
-                                        lambda: self.client.chat_postMessage(**kwargs))
+            return await self.client.chat_postMessage(**kwargs)
 
         response = await self._with_fallback("chat.postMessage", room, message, send)
         return message_id(str(response.get("channel") or room.channel), str(response["ts"]))
@@ -158,7 +217,7 @@ class SlackTransport:
     async def _call(self, method: str, room: RoomKey,
                     call: Callable[[], Awaitable[Any]]) -> Any:
         try:
-            return await call()
+            return await self.pacer.run(method, room.channel, call)
         except SlackApiError as exc:
             code = error_code(exc)
             status = getattr(exc.response, "status_code", 0)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
 import time
 import uuid
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,47 @@ from aiohttp import WSMsgType, web
 
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Slack answers 429 past `calls` calls in any `per` seconds (per channel or workspace)."""
+
+    calls: int
+    per: float
+    per_channel: bool = False
+
+
+# What Slack documents for the methods the bot calls (written here from the
+# docs, not imported from the adapter, so the fake checks the adapter).
+SLACK_LIMITS: dict[str, Limit] = {
+    "chat.postMessage": Limit(1, 1.0, per_channel=True),
+    "chat.update": Limit(50, 60.0),  # Tier 3
+    "chat.postEphemeral": Limit(100, 60.0),  # Tier 4
+    "users.info": Limit(100, 60.0),  # Tier 4
+}
+_EPSILON = 1e-6  # float noise of a pacer spacing calls exactly at the limit
+
+
+class VirtualTime:
+    """Real monotonic time plus every wait skipped by `sleep`.
+
+    Shared by the fake (to judge rates) and the adapter's pacer (to wait), so
+    minutes of pacing take no real time; a bot in another process, pacing on
+    the real clock, is judged correctly too. A sleeper wakes at its deadline:
+    the pacer computes each wait against the clock just before sleeping, so
+    two channels waiting for the same second move the clock once, not twice.
+    """
+
+    def __init__(self) -> None:
+        self._skipped = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self._skipped
+
+    async def sleep(self, seconds: float) -> None:
+        self._skipped += max(0.0, seconds)
+        await asyncio.sleep(0)
 
 
 @dataclass
@@ -53,6 +95,8 @@ class FakeSlackAPI:
         bot_id: str = "BBOT",
         team_id: str = "T0001",
         post_rate: float | None = None,
+        limits: dict[str, Limit] | None = None,
+        virtual_time: VirtualTime | None = None,
     ) -> None:
         self.bot_token = bot_token
         self.app_token = app_token
@@ -75,6 +119,13 @@ class FakeSlackAPI:
         self.post_rate = post_rate
         self._last_post: dict[str, float] = {}
         self.rate_limited = 0
+        # Slack's per-method limits (SLACK_LIMITS) when set, judged on the
+        # virtual clock when there is one (the adapter's pacer then sleeps on it).
+        self.limits = limits
+        self.time = virtual_time
+        self.clock: Callable[[], float] = virtual_time.now if virtual_time else time.monotonic
+        self._windows: dict[tuple[str, str], deque[float]] = defaultdict(deque)
+        self.rate_limited_by: Counter[str] = Counter()
 
     # -- lifecycle -----------------------------------------------------------
     async def start(self) -> FakeSlackAPI:
@@ -199,6 +250,12 @@ class FakeSlackAPI:
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
         if token != expected:
             return web.json_response({"ok": False, "error": "invalid_auth"})
+        limited = self._over_limit(method, args)
+        if limited is not None:
+            self.rate_limited += 1
+            self.rate_limited_by[method] += 1
+            return web.json_response({"ok": False, "error": "ratelimited"}, status=429,
+                                     headers={"Retry-After": str(limited)})
         if method == "chat.postMessage" and self.post_rate is not None:
             channel, now = str(args.get("channel", "")), time.monotonic()
             if now - self._last_post.get(channel, -1e9) < self.post_rate:
@@ -209,6 +266,20 @@ class FakeSlackAPI:
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
         body = handler(args) if handler is not None else {"ok": True}
         return web.json_response(body, headers={"x-oauth-scopes": "chat:write,commands"})
+
+    def _over_limit(self, method: str, args: dict[str, Any]) -> int | None:
+        """Retry-After seconds if this call is over its method's limit, else None (counted)."""
+        limit = (self.limits or {}).get(method)
+        if limit is None or (method == "chat.postMessage" and self.post_rate is not None):
+            return None  # `post_rate`, when a test sets it, is chat.postMessage's limit
+        key = (method, str(args.get("channel", "")) if limit.per_channel else "")
+        window, now = self._windows[key], self.clock()
+        while window and window[0] <= now - limit.per + _EPSILON:
+            window.popleft()
+        if len(window) >= limit.calls:
+            return max(1, math.ceil(window[0] + limit.per - now))
+        window.append(now)
+        return None
 
     def _next_ts(self) -> str:
         return f"1700000000.{next(self._ts):06d}"

@@ -9,6 +9,7 @@ import json
 import logging
 import sys
 import time
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,9 @@ if str(ROOT) not in sys.path:  # `tests` is not a package; make tests.fakes impo
     sys.path.insert(0, str(ROOT))
 
 from adapters.slack import SlackAdapter  # noqa: E402
+from adapters.slack.transport import SlackPacer  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from tests.fakes.slack_api import FakeSlackAPI  # noqa: E402
+from tests.fakes.slack_api import SLACK_LIMITS, FakeSlackAPI, VirtualTime  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SIGNING_SECRET = "test-signing-secret"
@@ -125,11 +127,15 @@ def socket_request(body: dict[str, Any], *, retry_attempt: int | None = None
 async def slack_api(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeSlackAPI]:
     for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
         monkeypatch.delenv(name, raising=False)
-    async with FakeSlackAPI() as api:
+    # Slack's rate limits are enforced on virtual time, which the adapter's
+    # pacer (start_harness) sleeps on: pacing is checked without real waits.
+    async with FakeSlackAPI(limits=SLACK_LIMITS, virtual_time=VirtualTime()) as api:
         api.add_user("UALICE", name="alice")
         api.add_user("UMALLORY", name="mallory")
         api.add_user("UADMIN", name="boss", admin=True)
         yield api
+        # Every test ran at Slack's pace: the fake never had to refuse a call.
+        assert not api.rate_limited_by, f"over Slack's limits: {dict(api.rate_limited_by)}"
 
 
 class AckRecorder:
@@ -209,8 +215,26 @@ def make_settings(api: FakeSlackAPI, tmp_path: Path, **overrides: Any) -> Settin
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
+_PACERS: weakref.WeakKeyDictionary[FakeSlackAPI, SlackPacer] = weakref.WeakKeyDictionary()
+
+
+def virtual_pacer(api: FakeSlackAPI) -> SlackPacer:
+    """The adapter's real pacing (Slack's documented limits) on the fake's clock.
+
+    One per fake workspace: a bot restarted within a test goes on at the pace
+    the old one left (in life the restart itself outlasts Slack's windows).
+    """
+    if api.time is None:
+        return SlackPacer(post_interval=0, limits={})  # a fake that limits nothing
+    pacer = _PACERS.get(api)
+    if pacer is None:
+        pacer = _PACERS[api] = SlackPacer(clock=api.time.now, sleep=api.time.sleep)
+    return pacer
+
+
 async def start_harness(core: Any, api: FakeSlackAPI, settings: Settings) -> Harness:
     # port=0: any free port (TRIBUNAL_HTTP_PORT itself must be 1..65535).
     adapter = SlackAdapter(settings, core, post_interval=0, host="127.0.0.1", port=0)
+    adapter.transport.pacer = virtual_pacer(api)
     await adapter.start()
     return Harness(adapter, api)

@@ -13,12 +13,15 @@ from adapters.slack.transport import ChannelPacer, SlackTransport, make_client
 from bot.models import MessageKind, Option, OutgoingMessage, RoomKey
 from bot.ports import TransportError
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackAPI
+from tests.slack.conftest import virtual_pacer
 
 ROOM = RoomKey("slack", "C0WATCH", "1732870800.000100")
 
 
 def transport(api: FakeSlackAPI, token: str = BOT_TOKEN) -> SlackTransport:
-    return SlackTransport(make_client(token, api.url), post_interval=0)
+    paced = SlackTransport(make_client(token, api.url), post_interval=0)
+    paced.pacer = virtual_pacer(api)  # Slack's limits, on the fake's virtual clock
+    return paced
 
 
 def msg(text: str = "⚖️ 중재자가 검토 중입니다…", **kw) -> OutgoingMessage:
