@@ -6,14 +6,18 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Coroutine
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.config import Settings, SettingsError, load_settings
+from bot.platforms import PlatformRunner, cancel_all
 from bot.transcript import TranscriptError
 from storage.base import DatabaseUnusable
 
@@ -22,7 +26,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tribunal")
 
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+TICK_SECONDS = 1.0
+SHUTDOWN_DEADLINE = 4.5  # seconds from SIGTERM/SIGINT to a forced exit
+ADAPTER_STOP_GRACE = 1.5  # seconds for requests in flight when a platform stops
 MISSING_CREDENTIALS = """\
 tribunal run: 설정된 플랫폼 자격 증명이 없습니다. (No platform credentials are set.)
 Set at least one of:
@@ -69,6 +78,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     for warning in warnings:
         log.warning("%s", warning)
+    try:
+        return _command(args, settings)
+    except KeyboardInterrupt:  # Ctrl-C in replay or demo: no traceback
+        return EXIT_INTERRUPTED
+
+
+def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         return asyncio.run(_run(settings))
     if args.command == "demo":
@@ -163,6 +179,39 @@ def _half_configured(settings: Settings) -> str | None:
     return None
 
 
+class _Signals:
+    """SIGINT/SIGTERM: the first stops gracefully; a deadline, or a second signal,
+    ends the process even if something hangs (a peer that never answers, a
+    thread stuck in a system call), so a stop always takes at most a few seconds."""
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self.stop = stop
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, self._received, sig)
+
+    def _received(self, sig: signal.Signals) -> None:
+        if self.stop.is_set():
+            _force_exit(f"second {sig.name}: exiting now")
+        log.info("%s received: stopping", sig.name)
+        self.stop.set()
+        timer = threading.Timer(
+            SHUTDOWN_DEADLINE, _force_exit,
+            (f"shutdown took longer than {SHUTDOWN_DEADLINE:g} s: exiting anyway",),
+        )
+        timer.daemon = True
+        timer.start()
+
+
+def _force_exit(why: str) -> None:
+    log.error("%s", why)
+    for handler in logging.getLogger().handlers:
+        with contextlib.suppress(Exception):
+            handler.flush()
+    os._exit(EXIT_FAILED)
+
+
 async def _run(settings: Settings) -> int:
     half = _half_configured(settings)
     if half is not None:
@@ -174,38 +223,73 @@ async def _run(settings: Settings) -> int:
         return EXIT_USAGE
     from bot.engine import Engine
 
+    stop = asyncio.Event()
+    _Signals(stop)
     storage = await _open_storage(settings.database)
     if storage is None:
         return EXIT_USAGE
     engine = Engine(settings, storage)
-    adapters: list[Any] = []
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    runners = [PlatformRunner(p, _make_adapter(p, settings, engine)) for p in platforms]
+    for runner in runners:
+        engine.register_transport(runner.transport)
+    tasks: list[asyncio.Task[None]] = []
     try:
-        for platform in platforms:
-            adapter = _make_adapter(platform, settings, engine)
-            engine.register_transport(adapter.transport)
-            adapters.append(adapter)
-        await engine.start()
-        for adapter in adapters:
-            await adapter.start()
+        if stop.is_set():
+            return 0
+        await _until_stopped(engine.start(), stop)
+        if stop.is_set():
+            return 0
+        tasks = [asyncio.create_task(r.run(), name=f"tribunal-{r.platform}") for r in runners]
         log.info("tribunal running: %s", ", ".join(platforms))
-        while not stop.is_set():
-            await engine.tick()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=1.0)
+        return await _serve(engine, runners, tasks, stop)
     except Exception as exc:
         log.error("tribunal stopped: %s", exc)
-        return 1
+        return EXIT_FAILED
     finally:
-        for adapter in adapters:
-            with contextlib.suppress(Exception):
-                await adapter.stop()
-        await engine.drain()
+        # Platforms and background work stop together: an arbitration in flight
+        # is cut short and recovered at the next start (its row is stored).
+        await asyncio.gather(cancel_all(tasks), engine.shutdown(), return_exceptions=True)
         await storage.close()
+        log.info("tribunal: shutdown complete")
+
+
+async def _until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event) -> None:
+    """Run `work`, cancelling it if a stop is asked for meanwhile."""
+    task = asyncio.ensure_future(work)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return
+    task.result()
+
+
+async def _serve(
+    engine: Any, runners: list[PlatformRunner], tasks: list[asyncio.Task[None]],
+    stop: asyncio.Event,
+) -> int:
+    """Tick about once a second until stopped, or until every platform has stopped."""
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            running = [t for t in tasks if not t.done()]
+            if not running:
+                reasons = "; ".join(
+                    f"{r.platform}: {r.failure or 'ended unexpectedly'}" for r in runners
+                )
+                log.error("tribunal stopped: no platform left running (%s)", reasons)
+                return EXIT_FAILED
+            await asyncio.wait([*running, stopping], timeout=TICK_SECONDS,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if not stop.is_set():
+                await _until_stopped(engine.tick(), stop)
+    finally:
+        stopping.cancel()
     return 0
 
 
@@ -213,7 +297,7 @@ def _make_adapter(platform: str, settings: Settings, engine: Any) -> Any:
     if platform == "slack":
         from adapters.slack.runner import SlackAdapter
 
-        return SlackAdapter(settings, engine)
+        return SlackAdapter(settings, engine, stop_grace=ADAPTER_STOP_GRACE)
     from adapters.discord.runner import DiscordAdapter
 
     return DiscordAdapter(settings, engine)

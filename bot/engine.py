@@ -71,6 +71,7 @@ class Engine:
         self.inflight: dict[str, int] = {}  # messages of a room handed in, not yet done
         self.recovering: set[str] = set()
         self._last_recovery: datetime | None = None
+        self._closing = False
 
     # -- wiring -----------------------------------------------------------
     def register_transport(self, transport: Transport) -> None:
@@ -134,6 +135,11 @@ class Engine:
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run work in its own task (an arbitration, `/arbiter summon`); `drain()` waits."""
+        if self._closing:
+            # Shutting down: what this would do is already stored (an arbitration
+            # row, unprocessed messages) and the next start recovers it.
+            work.close()
+            return
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -146,6 +152,21 @@ class Engine:
     async def drain(self) -> None:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def shutdown(self) -> None:
+        """Stop background work now instead of waiting for it (`tribunal run` exiting).
+
+        An arbitration cut short keeps its stored row (pending or running) and
+        the room's messages stay stored; `start()` finishes them next time, as
+        after a crash. Model calls can take minutes: waiting would break the
+        promise to stop within seconds.
+        """
+        self._closing = True
+        while self._tasks:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def lock(self, room: RoomKey) -> asyncio.Lock:
         lock = self._locks.get(room.id)

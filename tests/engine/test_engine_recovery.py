@@ -398,3 +398,38 @@ async def test_after_a_restart_older_stored_messages_go_before_new_ones(tmp_path
     state = await engine.load_state(room)
     assert state.open_turn is not None and state.open_turn.role.value == "owner"
     await storage.close()
+
+
+async def test_shutdown_cuts_model_calls_short_and_the_next_start_resumes_them(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "shutdown.db"
+    hanging = HangingArbitrator()
+    first = await make_world(db, quiet_close=False, arbitrator=hanging)
+    task = asyncio.create_task(deadlock(first))
+    await asyncio.wait_for(hanging.entered.wait(), 5)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await first.storage.close()
+
+    from bot.clock import ManualClock
+    from bot.engine import Engine
+    from storage.sqlite import SqliteStorage
+
+    storage = SqliteStorage(str(db))
+    await storage.open()
+    again = HangingArbitrator()
+    engine = Engine(Settings(_env_file=None), storage, ManualClock(), arbitrator=again)  # type: ignore[call-arg]
+    await engine.start()
+    await asyncio.wait_for(again.entered.wait(), 5)
+    await asyncio.wait_for(engine.shutdown(), 5)  # does not wait for the model
+    assert not engine._tasks
+    [row] = await storage.unfinished_arbitrations()
+    room = RoomKey.parse(row.room_id)
+    engine.spawn(engine.resume_arbitration(room, row.id))  # refused while shutting down
+    assert not engine._tasks and row.status == "running"
+    await storage.close()
+
+    third = await make_world(db, quiet_close=False)  # start() resumes it
+    assert third.kinds() == ["verdict"]
+    await third.storage.close()

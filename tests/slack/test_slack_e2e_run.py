@@ -25,6 +25,7 @@ from tests.slack.conftest import (
 )
 
 THREAD = "1795946400.000100"
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
 def free_port() -> int:
@@ -45,6 +46,8 @@ async def test_tribunal_run_http_mode_end_to_end(slack_api: FakeSlackAPI, tmp_pa
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_")) and "proxy" not in k.lower()}
+    # This checkout first: the working directory below is not the project's.
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
     env.update({
         "SLACK_BOT_TOKEN": slack_api.bot_token,
         "SLACK_SIGNING_SECRET": SIGNING_SECRET,
