@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
+from bot.commands import CommandError, parse_command
+from bot.config import (
+    Settings,
+    SettingsError,
+    check_room_settings,
+    load_settings,
+    usable_room_settings,
+)
+from bot.transcript import TranscriptError, parse_line
+from prompts import languages
 
 
 @pytest.fixture(autouse=True)
@@ -58,16 +67,6 @@ def test_id_lists_are_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # -- validation at start ------------------------------------------------------------
-
-from bot.commands import CommandError, parse_command  # noqa: E402
-from bot.config import (  # noqa: E402
-    SettingsError,
-    check_room_settings,
-    load_settings,
-    usable_room_settings,
-)
-from bot.transcript import TranscriptError, parse_line  # noqa: E402
-from prompts import languages  # noqa: E402
 
 
 def problems_of(monkeypatch: pytest.MonkeyPatch, env: dict[str, str],
