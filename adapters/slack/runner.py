@@ -17,12 +17,11 @@ import time
 from typing import Any
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
-from adapters.slack.app import Inbound, build_app
+from adapters.slack.app import Inbound, build_app, dispatch_http
 from adapters.slack.translate import Identity
 from adapters.slack.transport import SlackTransport, error_code, make_client
 from bot.config import Settings
@@ -134,12 +133,7 @@ class SlackAdapter:
         assert app is not None
 
         async def events(request: web.Request) -> web.Response:
-            try:
-                bolt_request = await to_bolt_request(request)
-            except ValueError:  # body bolt cannot parse: refuse it, process nothing
-                log.warning("slack: unparsable request body on %s refused", EVENTS_PATH)
-                return web.json_response({"ok": False, "error": "bad_request"}, status=400)
-            return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+            return await dispatch_http(app, request)  # never a 500, whatever the body
 
         async def health(_: web.Request) -> web.Response:
             return web.json_response({"ok": True})

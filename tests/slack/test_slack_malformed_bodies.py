@@ -129,12 +129,6 @@ async def test_malformed_signed_body_gets_a_clean_answer(
     caplog: pytest.LogCaptureFixture, raw: str, content_type: str,
     fails_in_bolt_request: bool,
 ) -> None:
-    if fails_in_bolt_request and served.url == served.harness.events_url:
-        request.applymarker(pytest.mark.xfail(
-            reason="bolt raises while building its request, in the adapter's aiohttp handler "
-                   "(adapters/slack/runner.py), before any code of ours; serving "
-                   "/slack/events through adapters.slack.app.dispatch_http fixes it",
-            strict=False))
     caplog.set_level(logging.DEBUG)
     status, _ = await served.post(raw, content_type)
     assert status in (200, 400)
