@@ -36,7 +36,7 @@ from bot.textscan import turn_lines
 _PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
 _CODE = re.compile(r"`([^`\n]{1,80})`")
 _IDENT = re.compile(r"\b([a-z_][a-z0-9_]*\(\)|[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+)")
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
+_NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
 _FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})\b")
 _URL = re.compile(r"https?://\S+")
 
@@ -129,7 +129,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "injection": ("injection", "인젝션", "주입"),
     "duplicate": ("duplicate", "duplicated", "dedupe", "중복"),
     "order": ("order", "ordering", "sort", "sorted", "순서", "정렬"),
-    "pagination": ("pagination", "paging", "page", "cursor", "페이지", "커서"),
+    "pagination": ("pagination", "paging", "cursor", "커서"),
     "delete": ("delete", "deletion", "remove", "removed", "삭제", "제거"),
     "missing": ("missing", "absent", "lack", "lacks", "누락", "빠져", "빠진"),
     "translation": ("translation", "translate", "i18n", "locale", "번역", "다국어"),
@@ -192,7 +192,7 @@ _ACK = re.compile(
 _WITHDRAW = re.compile(
     r"\bwithdraw|\bretract|\bfair\s+(?:enough|point)|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
     r"|\bdrop\s+(?:this|that|it|my|the)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
-    r"|\bmakes\s+sense|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
+    r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
     r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",
     re.I,
@@ -203,7 +203,18 @@ _REFERENCE = re.compile(
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
     r"|동일한\s*(?:문제|지적)|같은\s*(?:문제|지적)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
-    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\brepeat",
+    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\brepeat"
+    r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
+    r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)",
+    re.I,
+)
+# "That is not what I asked": a rebuttal of the owner's answer, not a new point.
+_REBUTTAL = re.compile(
+    r"\bnot\s+what\s+i\s+(?:asked|meant|requested)|\bdoes(?:n't|\s+not)\s+(?:address|fix|solve|change)\s+(?:it|this|that|the)"
+    r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
+    r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
+    r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
+    r"|\bnot\s+sufficient|\binsufficient",
     re.I,
 )
 _REQUEST = re.compile(
@@ -266,9 +277,10 @@ _PROMISE = re.compile(
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
-_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로)", re.I)
+_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b", re.I)
 _GENERAL = re.compile(
-    r"\b(?:all|both|every|each)\b|\b(?:review|feedback)\b|\bpoints?\b|\bcomments?\b"
+    r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
+    r"|\b(?:points|comments)\b"
     r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
     re.I,
 )
@@ -279,7 +291,7 @@ _STATUS_PREFIX = re.compile(
     r"|APPROVED|LGTM|DONE)\b[*_]{0,3}\s*[:\-—–]?\s*",
     re.I,
 )
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
+_SENTENCE = re.compile(r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
 _CLAUSE = re.compile(
     r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
     r"|(?<=[가-힣])(?:지만|는데|고),\s*|(?<=[가-힣])(?:지만|으나)\s+|\s+(?:하지만|다만|그런데|그러나)\s+",
@@ -474,6 +486,12 @@ def starts_new_point(text: str) -> bool:
     return bool(_ALSO.search(text))
 
 
+# Hedges and filler around a restated point: "제 걱정이 지나칠 수도 있겠지만", "I may be overthinking this".
+_HEDGE = re.compile(
+    r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
+    r"|\boverthinking\b|\bcorrect\s+me\s+if",
+    re.I,
+)
 _ANNOUNCE = re.compile(
     r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
     r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
@@ -485,12 +503,14 @@ _ANNOUNCE = re.compile(
 def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     t = topic(text)
-    if _ANNOUNCE.match(text.strip()) and not t.strong:
+    if (_ANNOUNCE.match(text.strip()) or _HEDGE.search(text)) and not t.strong:
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6
     if _WITHDRAW.search(text) and not _NEG_ACK.search(text):
         act = Act.WITHDRAW
+    elif _REBUTTAL.search(text) and not content.strong:
+        act = Act.REFERENCE
     elif _NEG_ACK.search(text) or (_REFERENCE.search(text) and thin):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
     elif _ACK.search(text) and not _REQUEST.search(_ACK.sub(" ", text)):
@@ -549,7 +569,8 @@ _CONFLICT = re.compile(
 
 def direction(text: str) -> int:
     """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
-    down, up = bool(_DOWN.search(text)), bool(_UP.search(text))
+    prose = _CODE.sub(" ", text)  # `restore-keys` is a name, not a request to restore
+    down, up = bool(_DOWN.search(prose)), bool(_UP.search(prose))
     return -1 if down and not up else 1 if up and not down else 0
 
 

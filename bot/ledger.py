@@ -17,6 +17,7 @@ Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -203,6 +204,8 @@ def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> Non
                 continue  # each pair of this turn's findings once
             if not _reverses(finding, other):
                 continue
+            if other.author == finding.author and finding.direction * other.direction != -1:
+                continue  # its own finding with another number: a restatement, not a reversal
             if other.author == finding.author:
                 other.status, other.stall = FindingStatus.WITHDRAWN, 0
                 other.history.append(
@@ -275,7 +278,7 @@ def _judge_author(
             targets, best = _targets(whole, pool)
             clause = whole if targets else clause
         if clause.act is Act.FINDING and targets and any(
-            _reverses(_probe(point_topic[point], point_text[point]), f) for f in targets
+            _reverses(_probe(clause.topic, text), f) for f in targets
         ):
             targets = []  # the opposite of an earlier request: a new finding (a reversal)
         elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
@@ -286,7 +289,7 @@ def _judge_author(
             and best < STRONG
             and not clause.labels
             and not restates(text)
-            and all(_new_anchor(point_topic[point], f) for f in targets)
+            and all(_other_point(point_topic[point], f) for f in targets)
         ):
             targets = []  # the same function, but a file or name it never named: a new point
         elif clause.act is Act.FINDING and not targets and open_before:
@@ -295,8 +298,10 @@ def _judge_author(
             refused = [f for f in open_before if owner.get(f.label) is not OwnerAction.FIX]
             loose, _ = _targets(clause, open_before, LOOSE)
             if restates(text):
-                targets = loose or refused
-            elif loose and loose[0] in refused and not _new_anchor(clause.topic, loose[0]):
+                # "My view is unchanged: X and Y" may name several points at once.
+                close = [f for f in open_before if score(clause.topic, f.topic()) >= LOOSE]
+                targets = close or refused
+            elif loose and loose[0] in refused and not _other_point(clause.topic, loose[0]):
                 targets = loose
         if clause.act is Act.ACK:
             if not targets:
@@ -354,10 +359,12 @@ def _judge_author(
     findings.extend(new)
 
 
-def _new_anchor(t: Topic, finding: Finding) -> bool:
-    """Does the clause name a file or function the finding never named?"""
+def _other_point(t: Topic, finding: Finding) -> bool:
+    """Same file or function as the finding, but naming one it never named: a new
+    point there. (A clause sharing no anchor at all is a paraphrase, judged by terms.)"""
     known = set(finding.anchors)
-    return any(a not in known for a in t.strong if a.startswith(("path:", "code:")))
+    names = {a for a in t.strong if a.startswith(("path:", "code:"))}
+    return bool(names & known) and bool(names - known)
 
 
 def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -> list[Finding]:
@@ -434,10 +441,14 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
     naming both findings or both authors (DESIGN §3, contradiction (a))."""
     live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
             and f.status is not FindingStatus.RETIRED]
+    whole = "\n".join(clauses(messages))
     for text in clauses(messages):
         if not declares_conflict(text):
             continue
-        named = [f for f in live if f.label in text]
+        # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
+        # the names may come in the sentences around the claim.
+        text = whole
+        named = [f for f in live if re.search(rf"\b{f.label}\b", text)]
         if len({f.author for f in named}) < 2:
             lowered = text.lower()
             authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]

@@ -1,9 +1,8 @@
 """The labelled detection corpus, run through the real replay pipeline.
 
 The labels (tests/detection/corpus/*.label.json) were written from the spec,
-not from the detector. These floors are what the rules reach today on the
-one-reviewer rooms; `python -m bench` reports the full figures. Several-
-reviewer contradictions are not detected yet and are left out here.
+not from the detector. These floors sit at the aims (recall and exact message
+at least 0.95, no false alarm); `python -m bench` reports the full figures.
 """
 
 from __future__ import annotations
@@ -45,12 +44,10 @@ def _quiet() -> None:
     logging.getLogger("bot").setLevel(logging.WARNING)
 
 
-async def test_one_reviewer_corpus_meets_the_floors(tmp_path: Path) -> None:
+async def test_corpus_meets_the_aims(tmp_path: Path) -> None:
     stuck = hit = exact = productive = false_alarms = 0
     for i, label_file in enumerate(sorted(CORPUS.glob("*.label.json"))):
         label = json.loads(label_file.read_text(encoding="utf-8"))
-        if label["reviewers"] != 1:
-            continue
         transcript = label_file.with_name(label["case"] + ".jsonl")
         lines = transcript.read_text(encoding="utf-8").splitlines()
         got = await first_deadlock(lines, tmp_path / f"{i}.db")
@@ -61,7 +58,7 @@ async def test_one_reviewer_corpus_meets_the_floors(tmp_path: Path) -> None:
         else:
             productive += 1
             false_alarms += got is not None
-    assert stuck >= 40 and productive >= 35
+    assert stuck >= 55 and productive >= 40
     assert false_alarms == 0  # the aim: no false alarm on productive rooms
-    assert hit / stuck >= 0.85, (hit, stuck)
-    assert exact / stuck >= 0.85, (exact, stuck)
+    assert hit / stuck >= 0.95, (hit, stuck)
+    assert exact / stuck >= 0.95, (exact, stuck)
