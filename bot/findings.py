@@ -182,7 +182,7 @@ _NEG_ACK = re.compile(
     re.I,
 )
 _ACK = re.compile(
-    r"\b(?:fixed|addressed|resolved|looks\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|addressed|resolved|looks\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
     r"|반영(?:된|되었|됐|되어)|해결(?:된|되었|됐|되어)|수정(?:된|되었|됐)|고쳐(?:진|졌)"
@@ -236,6 +236,14 @@ _POSITIVE = re.compile(
     r"|통과|확인했|확인하였|좋습니다|좋네요|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다",
     re.I,
 )
+# Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
+_WEAK = re.compile(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
+# "이제 찾습니다", "now passes": the point is settled.
+_NOW_WORKS = re.compile(
+    r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
+    r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)",
+    re.I,
+)
 _IMPERATIVE = re.compile(
     r"^\s*(?:please\s+)?(?:accept|treat|handle|make|use|add|move|wrap|return|check|validate|guard|catch"
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
@@ -245,15 +253,19 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 _FIX = re.compile(
-    r"\b(?:fixed|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
+    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
+    r"|now\s+(?:gets|get|sends|send|stores|store|checks|check|rejects|reject|runs|run|uses|use|returns|return|has|have|is|are)"
+    r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
     r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
     r"|pushed|committed|covered)\b"
     r"|고쳤|고쳐\s*두|수정했|수정하였|수정\s*완료|반영했|반영하였|반영\s*완료|추가했|추가하였|변경했|변경하였"
-    r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋|되돌렸|원복했|복구했|낮췄|올렸"
+    r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋했|되돌렸|원복했|복구했|낮췄|올렸"
     r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
     re.I,
 )
+# A fix reported as done (past tense), which a promise in the same clause does not undo.
+_FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
 _COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _DECLINE = re.compile(
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
@@ -263,6 +275,7 @@ _DECLINE = re.compile(
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
     r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
+    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
     r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
@@ -277,7 +290,10 @@ _PROMISE = re.compile(
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
-_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b", re.I)
+_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
+    r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
+    r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
+    r"|\bnew\s+(?:error|failure|exception|problem|issue)\b|\bthis\s+time\s+(?:it|the)", re.I)
 _GENERAL = re.compile(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
     r"|\b(?:points|comments)\b"
@@ -304,7 +320,11 @@ _ORDINALS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|\b(?:point|item|#)\s*3\b|^\s*3[.)]", re.I), 3),
     (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|\b(?:point|item|#)\s*4\b", re.I), 4),
 ]
-_REMAINING = re.compile(r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point)\b|나머지", re.I)
+_REMAINING = re.compile(
+    r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
+    r"|나머지|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
+    re.I,
+)
 _ALL = re.compile(r"\b(?:both|all|either)\b|두\s*가지|두\s*개|둘\s*다|모두|전부|세\s*가지", re.I)
 
 
@@ -367,6 +387,8 @@ def topic(text: str) -> Topic:
             anchors.add("line:" + match.group(2))
     for match in _CODE.finditer(raw):
         code = match.group(1).strip().lower().rstrip("()").strip()
+        if _COMMIT.fullmatch(code):
+            continue  # a commit names the owner's change, not what the finding is about
         if code and not _PATH.fullmatch(code):
             anchors.add("code:" + code.rsplit(".", 1)[-1])
             # `(created_at, id)` names `created_at` and `id` too.
@@ -434,8 +456,18 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return 0.5 * inter / len(a | b) + 0.5 * inter / min(len(a), len(b))
 
 
+# "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
+_NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
+_ON_NUMBER = re.compile(r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)", re.I)
+
+
 def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
     ordinals = tuple(n for pattern, n in _ORDINALS if pattern.search(text))
+    listed = _NUMBER_LIST.search(text)
+    if listed:
+        ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
+    ordinals += tuple(int(m) for m in _ON_NUMBER.findall(text))
+    ordinals = tuple(dict.fromkeys(ordinals))
     labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
     return ordinals, bool(_REMAINING.search(text)), bool(_ALL.search(text)), labels
 
@@ -495,7 +527,9 @@ _HEDGE = re.compile(
 _ANNOUNCE = re.compile(
     r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
     r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
-    r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$",
+    r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
+    r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"
+    r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$",
     re.I,
 )
 
@@ -513,11 +547,15 @@ def reviewer_clause(text: str) -> Clause:
         act = Act.REFERENCE
     elif _NEG_ACK.search(text) or (_REFERENCE.search(text) and thin):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
-    elif _ACK.search(text) and not _REQUEST.search(_ACK.sub(" ", text)):
+    elif (_ACK.search(text) or _NOW_WORKS.search(text)) and not _REQUEST.search(
+        _WEAK.sub(" ", _NOW_WORKS.sub(" ", _ACK.sub(" ", text)))
+    ):
         act = Act.ACK
     elif _REQUEST.search(text) or _IMPERATIVE.match(text):
         act = Act.FINDING
-    elif _REFERENCE.search(text) and (ordinals or remaining or everything or labels):
+    elif (_REFERENCE.search(text) and (ordinals or remaining or everything or labels)) or (
+        remaining and thin
+    ):
         act = Act.REFERENCE
     elif not _POSITIVE.search(text) and (t.strong or len(t.terms) >= 4):
         # A reviewer who is not approving mostly states what is wrong, often
@@ -532,10 +570,10 @@ def owner_clause(text: str, raw_turn: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     if _DECLINE.search(text):
         act = Act.DECLINE
+    elif _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text):
+        act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
     elif _FIX.search(text) or _COMMIT.search(text):
         act = Act.FIX
-    elif _PROMISE.search(text):
-        act = Act.PROMISE
     else:
         act = Act.FACT
     return Clause(text, act, topic(text), ordinals, remaining, everything or bool(
@@ -567,10 +605,25 @@ _CONFLICT = re.compile(
 )
 
 
+_NOT_DOWN = re.compile(
+    r"(?:낮추|줄이|짧게\s*하|제거하|삭제하|끄)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:lower|reduce|decrease|shorten|remove|delete|disable|drop)",
+    re.I,
+)
+_NOT_UP = re.compile(
+    r"(?:올리|늘리|길게\s*하|추가하|켜|되돌리|복구하)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:raise|increase|lengthen|enable|restore|add)",
+    re.I,
+)
+
+
 def direction(text: str) -> int:
     """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
     prose = _CODE.sub(" ", text)  # `restore-keys` is a name, not a request to restore
-    down, up = bool(_DOWN.search(prose)), bool(_UP.search(prose))
+    # "낮추지 말고 올려 주세요", "don't lower it, raise it": a negated request points the other way.
+    flipped_up = bool(_NOT_DOWN.search(prose))
+    flipped_down = bool(_NOT_UP.search(prose))
+    prose = _NOT_UP.sub(" ", _NOT_DOWN.sub(" ", prose))
+    down = bool(_DOWN.search(prose)) or flipped_down
+    up = bool(_UP.search(prose)) or flipped_up
     return -1 if down and not up else 1 if up and not down else 0
 
 

@@ -106,13 +106,22 @@ class RoundOutcome:
 
 
 def _targets(
-    clause: Clause, pool: list[Finding], threshold: float = MATCH
+    clause: Clause,
+    pool: list[Finding],
+    threshold: float = MATCH,
+    order: list[Finding] | None = None,
 ) -> tuple[list[Finding], float]:
-    """The findings a clause points at: by label, by ordinal, or by content."""
+    """The findings a clause points at: by label, by ordinal, or by content.
+
+    Ordinals ("2번", "the second point") count in `order` (the findings in the
+    order they were raised), not in what is left of the pool.
+    """
     if clause.labels:
         return [f for f in pool if f.label in clause.labels], 1.0
     if clause.ordinals:
-        picked = [pool[n - 1] for n in clause.ordinals if 0 < n <= len(pool)]
+        numbered = order if order is not None else pool
+        picked = [numbered[n - 1] for n in clause.ordinals if 0 < n <= len(numbered)]
+        picked = [f for f in picked if f in pool]
         if picked:
             return picked, 1.0
     best, best_score = None, 0.0
@@ -139,9 +148,16 @@ def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerA
         if clause.act is Act.FACT:
             continue
         # An owner answering a point rarely restates it: a looser match will do.
-        targets, best = _targets(clause, open_findings, UNCERTAIN)
+        # "2번" counts in the reviewer's list as it was raised, fixed ones included.
+        targets, best = _targets(clause, open_findings, UNCERTAIN, order=findings)
         if not targets and len(open_findings) == 1 and best >= TOUCH:
             targets = open_findings  # one point open, and the clause touches it
+        if not targets and clause.act is Act.DECLINE:
+            # "On the email matching: not changing it": a refusal without the
+            # finding's words is about the point already in dispute.
+            disputed_now = [f for f in open_findings if f.stall >= 1 or _last_refused(f)]
+            if len(disputed_now) == 1:
+                targets = disputed_now
         if not targets:
             general.append(clause)
             continue
@@ -158,6 +174,10 @@ def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerA
             if finding.label not in addressed:
                 actions[finding.label] = _stronger(actions[finding.label], clause.act)
     return actions
+
+
+def _last_refused(finding: Finding) -> bool:
+    return bool(finding.history) and "declined" in finding.history[-1]
 
 
 def _stronger(current: OwnerAction, act: Act) -> OwnerAction:
@@ -270,12 +290,12 @@ def _judge_author(
             continue
         pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
         pool = [f for f in pool if f.label not in acked and f.label not in dropped]
-        targets, best = _targets(clause, pool)
+        targets, best = _targets(clause, pool, order=mine)
         if clause.act is Act.FINDING and not targets:
             # The point's other sentences may carry its file and function.
             whole = Clause(text, clause.act, point_topic[point], clause.ordinals,
                            clause.remaining, clause.everything, clause.labels)
-            targets, best = _targets(whole, pool)
+            targets, best = _targets(whole, pool, order=mine)
             clause = whole if targets else clause
         if clause.act is Act.FINDING and targets and any(
             _reverses(_probe(clause.topic, text), f) for f in targets
@@ -300,7 +320,8 @@ def _judge_author(
             if restates(text):
                 # "My view is unchanged: X and Y" may name several points at once.
                 close = [f for f in open_before if score(clause.topic, f.topic()) >= LOOSE]
-                targets = close or refused
+                # Nothing close enough: a restatement repeats what is still open.
+                targets = close or refused or open_before
             elif loose and loose[0] in refused and not _other_point(clause.topic, loose[0]):
                 targets = loose
         if clause.act is Act.ACK:
