@@ -182,7 +182,7 @@ _NEG_ACK = re.compile(
     re.I,
 )
 _ACK = re.compile(
-    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|addressed|resolved|looks\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
     r"|반영(?:된|되었|됐|되어)|해결(?:된|되었|됐|되어)|수정(?:된|되었|됐)|고쳐(?:진|졌)"
@@ -203,7 +203,7 @@ _REFERENCE = re.compile(
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
     r"|동일한\s*(?:문제|지적)|같은\s*(?:문제|지적)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
-    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\brepeat"
+    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\bi\s+(?:must\s+|have\s+to\s+)?repeat|\brepeating\s+(?:myself|my)"
     r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
     r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)",
     re.I,
@@ -241,7 +241,8 @@ _WEAK = re.compile(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
 _NOW_WORKS = re.compile(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
-    r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)",
+    r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
+    r"|\bnow\s+(?!fails|breaks|crashes|raises|throws|leaks|hangs|drops|loses)[a-z]+s\b",
     re.I,
 )
 _IMPERATIVE = re.compile(
@@ -285,7 +286,7 @@ _DECLINE = re.compile(
     re.I,
 )
 _PROMISE = re.compile(
-    r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update)|\bfollow[- ]up"
+    r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
     r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
@@ -615,9 +616,37 @@ _NOT_UP = re.compile(
 )
 
 
+_ASKS = re.compile(
+    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
+    re.I,
+)
+_VALUE = re.compile(
+    r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
+    r"(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
+    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
+    re.I,
+)
+
+
+def requests(text: str) -> str:
+    """The sentences of a point that ask for something (where its direction and values are)."""
+    asked = [c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c)]
+    return " ".join(asked) or text
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로"."""
+    out = set()
+    for match in _VALUE.finditer(requests(text)):
+        number, unit = match.group(1), (match.group(2) or "").lower()
+        if len(number) >= 2 or unit:
+            out.add(number + unit)
+    return frozenset(out)
+
+
 def direction(text: str) -> int:
     """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
-    prose = _CODE.sub(" ", text)  # `restore-keys` is a name, not a request to restore
+    prose = _CODE.sub(" ", requests(text))  # `restore-keys` is a name, not a request to restore
     # "낮추지 말고 올려 주세요", "don't lower it, raise it": a negated request points the other way.
     flipped_up = bool(_NOT_DOWN.search(prose))
     flipped_down = bool(_NOT_UP.search(prose))

@@ -38,6 +38,7 @@ from bot.findings import (
     score,
     starts_new_point,
     summary,
+    values,
 )
 
 MATCH = 0.40
@@ -72,6 +73,7 @@ class Finding(BaseModel):
     stall: int = 0
     raised_round: int = 0
     direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
+    values: list[str] = Field(default_factory=list)  # values it asks for ("30s", "365")
     history: list[str] = Field(default_factory=list)
 
     @property
@@ -242,7 +244,7 @@ def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> Non
 def _probe(t: Topic, text: str) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
     return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
-                   direction=direction(text))
+                   direction=direction(text), values=sorted(values(text)))
 
 
 def _reverses(a: Finding, b: Finding) -> bool:
@@ -251,10 +253,9 @@ def _reverses(a: Finding, b: Finding) -> bool:
         return False
     if a.direction * b.direction == -1:
         return True
-    nums_a = {x for x in a.anchors if x.startswith("num:")}
-    nums_b = {x for x in b.anchors if x.startswith("num:")}
+    # Another value for the same setting: "30s" against "1s", "365" against "30".
     code = any(x.startswith("code:") for x in shared)
-    return code and bool(nums_a) and bool(nums_b) and not (nums_a & nums_b)
+    return code and bool(a.values) and bool(b.values) and not set(a.values) & set(b.values)
 
 
 def _judge_author(
@@ -325,6 +326,8 @@ def _judge_author(
             elif loose and loose[0] in refused and not _other_point(clause.topic, loose[0]):
                 targets = loose
         if clause.act is Act.ACK:
+            if clause.everything and len(targets) < 2:
+                targets = open_before  # "both look right", "모두 확인했습니다"
             if not targets:
                 fixed_now = [f for f in open_before if owner.get(f.label) is OwnerAction.FIX]
                 targets = fixed_now or (open_before if len(open_before) == 1 else [])
@@ -367,6 +370,7 @@ def _judge_author(
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
             direction=direction(point_text[point]),
+            values=sorted(values(point_text[point])),
         )
         new.append(finding)
         point_finding[point] = finding
