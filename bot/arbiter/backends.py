@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot import telemetry
 from bot.arbiter.base import Backend, BackendUnavailable
 from bot.config import Settings
 
@@ -173,6 +174,8 @@ def _classify(exc: Exception, sdk: Any) -> Exception:
         return RetryableError("request timed out")
     if isinstance(exc, sdk.APIStatusError):
         code = exc.status_code
+        if code == 429:
+            telemetry.rate_limited("arbiter")
         if code in (408, 409, 429) or code >= 500:
             return RetryableError(f"HTTP {code}", parse_retry_after(exc.response.headers))
         return BackendUnavailable(f"HTTP {code} (not retried)")
