@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from bot import metrics
 from bot.clock import ManualClock
 from bot.engine import Engine
 from bot.models import IncomingMessage, OutgoingMessage, Platform, RoomKey
@@ -80,6 +81,9 @@ class Replayer:
         self.room = DEFAULT_ROOM
         self.touched: set[str] = set()
         self._configured: set[str] = set()
+        self.handed = 0  # message lines handed to the engine
+        self.skipped = 0  # of those, already stored (a transcript replayed before)
+        self._role_hints = False
 
     async def _room_line(self, line: RoomLine) -> None:
         self.room = line.room
@@ -113,6 +117,8 @@ class Replayer:
             role_hint=line.role,
         )
         self.touched.add(message.room.id)
+        self.handed += 1
+        self._role_hints = self._role_hints or line.role is not None
         if self.echo is not None:
             who = f"{line.author} ({line.role.value})" if line.role else line.author
             text = " ".join(line.text.split())
@@ -123,6 +129,7 @@ class Replayer:
     async def run(self, lines: Iterable[str]) -> None:
         """Replay every line; a malformed one raises after the ones before it are done."""
         # A transcript replayed in parts continues in the room the last part used.
+        skipped_before = _redelivered()
         remembered = await self.engine.admin.replay_room()
         if remembered:
             self.room = remembered
@@ -136,6 +143,39 @@ class Replayer:
         # End of input closes the open turns (DESIGN §2).
         await self.engine.close_turns(sorted(self.touched), force=True, at_eof=True)
         await self.engine.drain()
+        self.skipped = int(_redelivered() - skipped_before)
+
+    async def notes(self) -> list[str]:
+        """What the reader of a replay that judged nothing needs to know, and why."""
+        notes = []
+        if self.handed and self.skipped == self.handed:
+            notes.append(
+                f"all {self.handed} messages were already stored in this database (replayed "
+                "before?), so nothing was judged; use another --database (or "
+                "TRIBUNAL_DATABASE) to replay it again"
+            )
+        elif self.skipped:
+            notes.append(f"{self.skipped} of {self.handed} messages were already stored in "
+                         "this database and were skipped")
+        if self.handed and not self._role_hints:
+            unbound = []
+            for room_id in sorted(self.touched):
+                room = RoomKey.parse(room_id)
+                channel = await self.engine.channels.get(room.platform, room.channel)
+                if not channel.owner and not channel.reviewer:
+                    unbound.append(room.label)
+            if unbound:
+                notes.append(
+                    f"no roles in room {', '.join(unbound)}: every author is a human, so no "
+                    "turn was judged; bind the agents with a room line "
+                    '({"type": "room", "roles": {"owner": [...], "reviewer": [...]}}) or give '
+                    'messages a "role"'
+                )
+        return notes
+
+
+def _redelivered() -> float:
+    return metrics.REGISTRY.get_sample_value("tribunal_messages_redelivered_total") or 0.0
 
 
 def json_printer(out: TextIO = sys.stdout) -> Any:

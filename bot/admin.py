@@ -10,6 +10,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from bot import telemetry
 from bot.channels import channel_scope
 from bot.commands import Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
@@ -98,6 +99,9 @@ class AdminCommands:
             await tx.set_setting(scope, scope_id, key, value)
             await self._audit(tx, request, action, f"{scope}:{scope_id}", before, value)
         engine.channels.invalidate(request.platform, request.channel)
+        telemetry.setting_changed(platform=request.platform, channel=request.channel,
+                                  by=request.user_id, action=action, scope=f"{scope}:{scope_id}",
+                                  before=before, after=value)
         return before
 
     async def _threshold(self, request: CommandRequest, cmd: Command) -> CommandReply:
@@ -139,6 +143,9 @@ class AdminCommands:
             await tx.set_bindings(request.platform, request.channel, "reviewer", cmd.reviewer)
             await self._audit(tx, request, "roles", f"channel:{scope_id}", before, after)
         engine.channels.invalidate(request.platform, request.channel)
+        telemetry.setting_changed(platform=request.platform, channel=request.channel,
+                                  by=request.user_id, action="roles", scope=f"channel:{scope_id}",
+                                  before=before, after=after)
         return CommandReply(
             text=f"✅ 역할 지정: owner={', '.join(cmd.owner)} / reviewer={', '.join(cmd.reviewer)}"
             " — 이 채널을 감시합니다. (Roles bound; this channel is now watched.)"
@@ -169,6 +176,8 @@ class AdminCommands:
                     tx, request, "summon", f"room:{room.id}", None,
                     {"arbitration": arbitration_id},
                 )
+        telemetry.deadlock(room, deadlock.trigger.value, stalled_rounds=state.stalled_rounds,
+                           rounds=state.rounds)
         engine.emit(
             {
                 "event": "deadlock",

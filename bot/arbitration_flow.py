@@ -11,6 +11,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from bot import telemetry
 from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
@@ -214,6 +215,9 @@ class ArbitrationFlow:
             await tx.save_room_state(
                 room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
             )
+        telemetry.verdict(room, arbitration_id, kind=verdict.kind.value,
+                          source=verdict.source.value, backend=outcome.backend,
+                          model=outcome.model, latency_ms=latency)
         engine.emit({
             "event": "verdict",
             "room": room.label,

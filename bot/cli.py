@@ -16,7 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot import logs, startup
+from bot.cli_options import global_options, secret_values, version
 from bot.config import Settings, SettingsError, load_settings
+from bot.ops_server import OpsServerError, start_ops_server
 from bot.platforms import PlatformRunner, cancel_all
 from bot.transcript import TranscriptError
 from storage.base import DatabaseUnusable
@@ -46,15 +49,21 @@ def _parser() -> argparse.ArgumentParser:
         prog="tribunal",
         description="Deadlock arbiter for paired AI-agent rooms on Slack and Discord.",
         epilog="Configuration comes from TRIBUNAL_* environment variables (see README).",
+        parents=[global_options()],
     )
-    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default)")
+    parser.add_argument("--version", action="version", version=f"tribunal {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("run", help="start every adapter whose credentials are set")
-    replay = sub.add_parser("replay", help="run a JSONL transcript through the real pipeline")
+    # The global options are accepted after the subcommand too (`tribunal demo
+    # --log-level DEBUG`): each subparser has them as well.
+    sub.add_parser("run", help="start every adapter whose credentials are set",
+                   parents=[global_options()])
+    replay = sub.add_parser("replay", help="run a JSONL transcript through the real pipeline",
+                            parents=[global_options()])
     replay.add_argument("file", help="transcript file (JSON Lines), or - for stdin")
     replay.add_argument("--json", action="store_true", help="print events as JSON lines")
     replay.add_argument("--database", help="SQLite file (default: TRIBUNAL_DATABASE)")
-    demo = sub.add_parser("demo", help="replay the bundled example (no credentials needed)")
+    demo = sub.add_parser("demo", help="replay the bundled example (no credentials needed)",
+                          parents=[global_options()])
     demo.add_argument("--json", action="store_true", help="print events as JSON lines")
     demo.add_argument("--database", help="SQLite file (default: a temporary file)")
     return parser
@@ -62,12 +71,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    level = args.log_level or ("INFO" if args.command == "run" else "WARNING")
-    logging.basicConfig(
-        level=getattr(logging, str(level).upper(), logging.WARNING),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    level = getattr(args, "log_level", None) or ("INFO" if args.command == "run" else "WARNING")
+    logs.configure(level)  # text until the settings say which format
     try:
         settings, warnings = load_settings()
     except SettingsError as exc:
@@ -76,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         problems = "\n".join(f"  {problem}" for problem in exc.problems)
         print(f"tribunal: invalid configuration:\n{problems}", file=sys.stderr)
         return EXIT_USAGE
+    logs.configure(level, settings.log_format, secret_values(settings))
     for warning in warnings:
         log.warning("%s", warning)
     try:
@@ -136,6 +142,13 @@ async def _replay(
     storage = await _open_storage(database)
     if storage is None:
         return EXIT_USAGE
+    log.info("tribunal replay: %s", startup.summary(settings, ["console"], database))
+    try:
+        ops = await start_ops_server(settings, storage)
+    except OpsServerError as exc:
+        print(f"tribunal: {exc}", file=sys.stderr)
+        await storage.close()
+        return EXIT_USAGE
     clock = ManualClock()
     engine = Engine(settings, storage, clock, quiet_close=False)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
@@ -143,40 +156,19 @@ async def _replay(
     try:
         await engine.start()
         await engine.drain()  # finish what an interrupted replay left, before going on
-        await Replayer(engine, clock, echo=None if as_json else sys.stdout).run(lines)
+        replayer = Replayer(engine, clock, echo=None if as_json else sys.stdout)
+        await replayer.run(lines)
+        for note in await replayer.notes():
+            print(f"tribunal replay: {name}: {note}", file=sys.stderr)
     except TranscriptError as exc:
         print(f"tribunal replay: {name}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         await engine.drain()
+        if ops is not None:
+            await ops.close()
         await storage.close()
     return 0
-
-
-def _configured_adapters(settings: Settings) -> list[str]:
-    found = []
-    if settings.slack_bot_token is not None and (
-        (settings.slack_mode == "socket" and settings.slack_app_token is not None)
-        or (settings.slack_mode == "http" and settings.slack_signing_secret is not None)
-    ):
-        found.append("slack")
-    if settings.discord_bot_token is not None:
-        found.append("discord")
-    return found
-
-
-def _half_configured(settings: Settings) -> str | None:
-    """A Slack bot token without what its mode needs is a mistake, not "no Slack"."""
-    if settings.slack_bot_token is None:
-        return None
-    if settings.slack_mode == "socket" and settings.slack_app_token is None:
-        return ("tribunal run: Slack Socket Mode (TRIBUNAL_SLACK_MODE=socket, the default) "
-                "needs SLACK_APP_TOKEN besides SLACK_BOT_TOKEN; for HTTP mode set "
-                "TRIBUNAL_SLACK_MODE=http and SLACK_SIGNING_SECRET")
-    if settings.slack_mode == "http" and settings.slack_signing_secret is None:
-        return ("tribunal run: Slack HTTP mode (TRIBUNAL_SLACK_MODE=http) needs "
-                "SLACK_SIGNING_SECRET besides SLACK_BOT_TOKEN")
-    return None
 
 
 class _Signals:
@@ -213,11 +205,11 @@ def _force_exit(why: str) -> None:
 
 
 async def _run(settings: Settings) -> int:
-    half = _half_configured(settings)
-    if half is not None:
-        print(half, file=sys.stderr)
+    half = startup.credential_problems(settings)
+    if half:
+        print("\n".join(f"tribunal run: {problem}" for problem in half), file=sys.stderr)
         return EXIT_USAGE
-    platforms = _configured_adapters(settings)
+    platforms = startup.platforms(settings)
     if not platforms:
         print(MISSING_CREDENTIALS, file=sys.stderr)
         return EXIT_USAGE
@@ -233,15 +225,20 @@ async def _run(settings: Settings) -> int:
     for runner in runners:
         engine.register_transport(runner.transport)
     tasks: list[asyncio.Task[None]] = []
+    ops = None
     try:
+        ops = await start_ops_server(settings, storage, runners)
         if stop.is_set():
             return 0
         await _until_stopped(engine.start(), stop)
         if stop.is_set():
             return 0
         tasks = [asyncio.create_task(r.run(), name=f"tribunal-{r.platform}") for r in runners]
-        log.info("tribunal running: %s", ", ".join(platforms))
+        log.info("tribunal running: %s", startup.summary(settings, platforms))
         return await _serve(engine, runners, tasks, stop)
+    except OpsServerError as exc:
+        print(f"tribunal run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:
         log.error("tribunal stopped: %s", exc)
         return EXIT_FAILED
@@ -249,6 +246,8 @@ async def _run(settings: Settings) -> int:
         # Platforms and background work stop together: an arbitration in flight
         # is cut short and recovered at the next start (its row is stored).
         await asyncio.gather(cancel_all(tasks), engine.shutdown(), return_exceptions=True)
+        if ops is not None:
+            await ops.close()
         await storage.close()
         log.info("tribunal: shutdown complete")
 

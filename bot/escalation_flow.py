@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from bot import telemetry
 from bot.answers import parse_digit_answer
 from bot.detection import RoomState, start_epoch
 from bot.escalation import (
@@ -174,6 +175,7 @@ class EscalationFlow:
         await tx.enqueue(room.id, "private", payload, now)
 
     def announce(self, room: RoomKey, reply: Reply) -> None:
+        telemetry_reply(room, reply)
         if reply.kind is not None:
             self.engine.emit(
                 {
@@ -270,3 +272,13 @@ def _answered(state: RoomState) -> None:
     state.arbitrations_since_human = 0
     state.proceed_triggers = []
     start_epoch(state)
+
+
+def telemetry_reply(room: RoomKey, reply: Reply) -> None:
+    """The operator's log line and counter for an answer, taken or refused."""
+    if reply.kind is not None:
+        telemetry.answer(room, reply.escalation.id, by=reply.by, kind=reply.kind.value,
+                         option=reply.option.n if reply.option else None)
+    else:
+        telemetry.answer_rejected(room, reply.escalation.id, by=reply.by,
+                                  reason=(reply.rejection or Rejection.UNKNOWN).value)

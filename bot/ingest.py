@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from bot import detection
+from bot import detection, telemetry
 from bot.detection import Approved, Deadlock, RoomState
 from bot.models import IncomingMessage, Role, RoomKey
 from storage.base import MessageRow, Transaction
@@ -53,7 +53,10 @@ class RoomIngest:
             processed=False,
         )
         async with self.engine.storage.transaction() as tx:
-            return await tx.insert_message(row)
+            seq = await tx.insert_message(row)
+        if seq is None:
+            telemetry.redelivered(room, message.message_id)
+        return seq
 
     async def ingest(
         self,
@@ -102,6 +105,7 @@ class RoomIngest:
                     )
                     if stored_seq is None:
                         self.engine.forget_state(room)  # a redelivery: reload what is stored
+                        telemetry.redelivered(room, message.message_id)
                         return
                 events = []
         task_open = state.task_active and not state.approved
@@ -121,6 +125,7 @@ class RoomIngest:
                 seq = await tx.insert_message(row)
                 if seq is None:
                     self.engine.forget_state(room)  # a redelivery: reload what is stored
+                    telemetry.redelivered(room, message.message_id)
                     return
             else:
                 seq = stored_seq
@@ -239,6 +244,11 @@ class RoomIngest:
     def _emit_detection(self, room: RoomKey, events: Iterable[detection.Event]) -> None:
         for event in events:
             if isinstance(event, Deadlock):
+                telemetry.deadlock(
+                    room, event.trigger.value, after_message=event.after_message,
+                    finding=event.finding, stalled_rounds=event.evidence.get("stalled_rounds"),
+                    rounds=event.evidence.get("rounds"),
+                )
                 payload: dict[str, object] = {
                     "event": "deadlock",
                     "room": room.label,

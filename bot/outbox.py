@@ -14,6 +14,7 @@ import logging
 import weakref
 from datetime import timedelta
 
+from bot import telemetry
 from bot.clock import Clock
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import Transport, TransportError
@@ -102,6 +103,7 @@ class Outbox:
             )
             async with self.storage.transaction() as tx:
                 await tx.mark_outbox(row.id, "failed", error=error)
+            telemetry.outbox_dropped(row.kind)
             return True  # a dropped post must not block the ones after it
         delay = min(MAX_BACKOFF, BASE_BACKOFF * 2 ** min(row.attempts, 16))
         log.warning(
@@ -116,6 +118,7 @@ class Outbox:
             await tx.mark_outbox(
                 row.id, "pending", error=error, next_attempt_at=now + timedelta(seconds=delay)
             )
+        telemetry.outbox_retry(row.kind)
         return False
 
     async def _post_or_edit(

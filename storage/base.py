@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -202,6 +203,12 @@ class Transaction(abc.ABC):
     ) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class PendingCounts:
+    outbox: int  # posts not yet sent (retrying or waiting for their platform)
+    escalations: int  # escalations waiting for a human
+
+
 class Storage(abc.ABC):
     @abc.abstractmethod
     async def open(self) -> None:
@@ -274,3 +281,11 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]: ...
+
+    async def pending_counts(self) -> PendingCounts | None:
+        """What waits, for the metrics and the health check (bot/ops_server.py).
+
+        Not abstract: a backend that cannot count cheaply returns None, and the
+        health check then proves the database answers with another read.
+        """
+        return None

@@ -26,6 +26,7 @@ from storage.base import (
     EscalationRow,
     MessageRow,
     OutboxRow,
+    PendingCounts,
     Storage,
     Transaction,
 )
@@ -368,6 +369,15 @@ class SqliteStorage(Storage):
             (platform, channel, limit),
         )
         return [AuditRow.model_validate(r) for r in rows]
+
+    async def pending_counts(self) -> PendingCounts:
+        # Both counts read an index (outbox_by_status, escalations_by_status).
+        row = await self._one(
+            "SELECT (SELECT count(*) FROM outbox WHERE status = 'pending') AS outbox,"
+            " (SELECT count(*) FROM escalations WHERE status = 'pending') AS escalations"
+        )
+        assert row is not None  # a SELECT without FROM always yields its one row
+        return PendingCounts(outbox=int(row["outbox"]), escalations=int(row["escalations"]))
 
 
 def _clean(row: dict[str, Any]) -> dict[str, Any]:

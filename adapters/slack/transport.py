@@ -31,6 +31,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.render import Rendered, neutralise, render, render_plain
 from adapters.slack.translate import PLATFORM, message_id, split_message_id
+from bot import telemetry
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import TransportError
 
@@ -59,9 +60,25 @@ _HINTS = {
 }
 
 
+class RateLimitCounter(AsyncRetryHandler):
+    """Counts every 429 for the metrics and never retries (the handlers after it do).
+
+    First in the list because slack_sdk asks the handlers in order and stops
+    at the first that retries; slack_sdk gives no other hook for a 429.
+    """
+
+    async def can_retry_async(
+        self, *, state: Any, request: Any, response: Any = None, error: Any = None,
+    ) -> bool:
+        if response is not None and response.status_code == 429:
+            telemetry.rate_limited("slack")
+        return False
+
+
 def retry_handlers(rate_limit_retries: int = 3) -> list[AsyncRetryHandler]:
     """slack_sdk's own handlers: connection errors, 429 (Retry-After), 500/503."""
     return [
+        RateLimitCounter(),
         AsyncConnectionErrorRetryHandler(max_retry_count=2),
         AsyncRateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
         AsyncServerErrorRetryHandler(max_retry_count=1),

@@ -13,6 +13,7 @@ import abc
 import asyncio
 import email.utils
 import hashlib
+import importlib
 import logging
 import os
 import random
@@ -25,9 +26,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import anthropic
-import openai
-
+from bot import telemetry
 from bot.arbiter.base import Backend, BackendUnavailable
 from bot.config import Settings
 
@@ -91,10 +90,20 @@ def _cached_client(kind: str, base_url: str | None, api_key: str, timeout: float
     key = (kind, base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout)
     client = per_loop.get(key)
     if client is None or client.is_closed():
-        sdk_cls = openai.AsyncOpenAI if kind == "openai" else anthropic.AsyncAnthropic
+        sdk = _sdk(kind)
+        sdk_cls = sdk.AsyncOpenAI if kind == "openai" else sdk.AsyncAnthropic
         client = sdk_cls(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
         per_loop[key] = client
     return client
+
+
+def _sdk(kind: str) -> Any:
+    """The vendor SDK module, imported on first use.
+
+    Importing `anthropic` and `openai` takes most of a second each; `tribunal
+    demo` and the `none` and `command` backends never need them.
+    """
+    return importlib.import_module(kind)
 
 
 async def close_clients() -> None:
@@ -165,6 +174,8 @@ def _classify(exc: Exception, sdk: Any) -> Exception:
         return RetryableError("request timed out")
     if isinstance(exc, sdk.APIStatusError):
         code = exc.status_code
+        if code == 429:
+            telemetry.rate_limited("arbiter")
         if code in (408, 409, 429) or code >= 500:
             return RetryableError(f"HTTP {code}", parse_retry_after(exc.response.headers))
         return BackendUnavailable(f"HTTP {code} (not retried)")
@@ -225,7 +236,10 @@ class OpenAIBackend(_SdkBackend):
                     {"role": "user", "content": prompt},
                 ],
             )
-        except (openai.OpenAIError, ValueError) as exc:
+        except Exception as exc:
+            openai = _sdk("openai")
+            if not isinstance(exc, openai.OpenAIError | ValueError):
+                raise
             raise _classify(exc, openai) from exc
         if not resp.choices:
             return ""
@@ -245,7 +259,10 @@ class AnthropicBackend(_SdkBackend):
                 system=system,
                 messages=[{"role": "user", "content": prompt}],
             )
-        except (anthropic.AnthropicError, ValueError) as exc:
+        except Exception as exc:
+            anthropic = _sdk("anthropic")
+            if not isinstance(exc, anthropic.AnthropicError | ValueError):
+                raise
             raise _classify(exc, anthropic) from exc
         parts = [getattr(block, "text", "") for block in resp.content or []]
         return "".join(p for p in parts if isinstance(p, str))[:MAX_OUTPUT_CHARS]
