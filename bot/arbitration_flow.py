@@ -17,11 +17,13 @@ from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
 from bot.context_loader import load_context
 from bot.detection import Deadlock, RoomState, start_epoch
+from bot.ledger import Finding, apply_ruling
 from bot.models import (
     EscalationStatus,
     MessageKind,
     OutgoingMessage,
     RoomKey,
+    Ruling,
     Trigger,
     VerdictKind,
     VerdictSource,
@@ -164,6 +166,11 @@ class ArbitrationFlow:
         engine = self.engine
         verdict = outcome.verdict
         escalate = verdict.kind is VerdictKind.ESCALATE
+        if verdict.ruling is not None:
+            # People read which demand stands, not the two raw lines.
+            language = str(values.get("language", "ko"))
+            sentence = ruling_sentence(state.findings, verdict.ruling, language)
+            verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
         message = OutgoingMessage(
             kind=MessageKind.VERDICT,
             text=verdict.text,
@@ -212,20 +219,40 @@ class ArbitrationFlow:
                 if verdict.kind is VerdictKind.PROCEED:
                     state.proceed_triggers = [*state.proceed_triggers, trigger]
                 start_epoch(state)
+            if verdict.ruling is not None:
+                apply_ruling(
+                    state.findings, verdict.ruling.upheld, verdict.ruling.retired,
+                    state.task_rounds,
+                )
             await tx.save_room_state(
                 room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
             )
         telemetry.verdict(room, arbitration_id, kind=verdict.kind.value,
                           source=verdict.source.value, backend=outcome.backend,
                           model=outcome.model, latency_ms=latency)
-        engine.emit({
+        event: dict[str, Any] = {
             "event": "verdict",
             "room": room.label,
             "verdict": verdict.kind.value,
             "source": verdict.source.value,
             "text": verdict.text,
             "options": [{"n": o.n, "label": o.label} for o in verdict.options],
-        })
+        }
+        if verdict.ruling is not None:
+            event["ruling"] = {"upheld": verdict.ruling.upheld, "retired": verdict.ruling.retired}
+        engine.emit(event)
+
+
+def ruling_sentence(findings: list[Finding], ruling: Ruling, language: str) -> str:
+    """The plain sentence that replaces `UPHELD:` / `RETIRED:` in the posted verdict."""
+    by_label = {f.label: f for f in findings}
+
+    def summary(label: str) -> str:
+        finding = by_label.get(label)
+        return f"{finding.author}: {finding.summary[:80]}" if finding else label
+
+    return t("ruling_sentence", language, upheld=ruling.upheld, retired=ruling.retired,
+             upheld_summary=summary(ruling.upheld), retired_summary=summary(ruling.retired))
 
 
 def _restore(state: RoomState, snapshot: RoomState) -> None:

@@ -491,6 +491,22 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
     return None
 
 
+def apply_ruling(findings: list[Finding], upheld: str, retired: str, round_no: int) -> bool:
+    """An arbiter's ruling (or a human's choice between two findings): the retired
+    finding no longer applies for the rest of the task; raised again, it counts
+    as repeated against the ruling, never as new. False when a label is gone."""
+    by_label = {f.label: f for f in findings}
+    keep, drop = by_label.get(upheld), by_label.get(retired)
+    if keep is None or drop is None or keep is drop:
+        return False
+    drop.status, drop.stall = FindingStatus.RETIRED, 0
+    drop.history.append(f"R{round_no}: retired by a ruling ({upheld} stands)")
+    if keep.status is FindingStatus.CONTESTED:
+        keep.status = FindingStatus.OPEN
+    keep.history.append(f"R{round_no}: upheld by a ruling ({retired} no longer applies)")
+    return True
+
+
 def reset_stalls(findings: list[Finding]) -> None:
     """A new epoch: counters restart, findings stay."""
     for finding in findings:

@@ -150,6 +150,13 @@ class Option(BaseModel):
     consequence: RepairedStr = ""
 
 
+class Ruling(BaseModel):
+    """The arbiter's ruling on two findings (DESIGN §4): one stands, one no longer applies."""
+
+    upheld: str
+    retired: str
+
+
 class Verdict(BaseModel):
     """A parsed, validated verdict ready to post."""
 
@@ -157,6 +164,7 @@ class Verdict(BaseModel):
     text: RepairedStr
     options: list[Option] = Field(default_factory=list)
     source: VerdictSource = VerdictSource.LLM
+    ruling: Ruling | None = None  # applied with the verdict (not when a guardrail overrode it)
 
 
 class ButtonClick(BaseModel):

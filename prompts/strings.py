@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 STRINGS: dict[str, dict[str, str]] = {
+    "ruling_sentence": {
+        "ko": "⚖️ {upheld} 요구({upheld_summary})는 유지되고, {retired} 요구({retired_summary})는 더 이상 적용되지 않습니다.",
+        "en": "⚖️ {upheld} ({upheld_summary}) stands; {retired} ({retired_summary}) no longer applies.",
+    },
     "findings_none": {
         "ko": "열린 지적: 없음",
         "en": "Open findings: none",

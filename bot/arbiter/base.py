@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
-from bot.models import Role, RoomKey, Status, Trigger, Verdict, VerdictKind
+from bot.models import Role, RoomKey, Ruling, Status, Trigger, Verdict, VerdictKind
 from bot.repair import RepairedStr
 
 
@@ -67,6 +67,17 @@ class ArbitrationContext(BaseModel):
     max_arbitrations: int = 3
     proceed_earlier_same_trigger: bool = False
 
+    @property
+    def rulable(self) -> frozenset[str]:
+        """Findings the arbiter may rule on: open or contested ones in the ledger."""
+        ledger = self.evidence.get("ledger")
+        if not isinstance(ledger, list):
+            return frozenset()
+        return frozenset(
+            str(f.get("label")) for f in ledger
+            if isinstance(f, dict) and f.get("status") in ("open", "contested")
+        )
+
     def last_turn(self, role: Role) -> ContextTurn | None:
         for turn in reversed(self.agent_turns):
             if turn.role == role:
@@ -90,6 +101,9 @@ class ArbitrationOutcome(BaseModel):
     language: str | None = None
     references: list[str] = Field(default_factory=list)  # MoA names that answered
     problems: list[RepairedStr] = Field(default_factory=list)  # validation problems seen
+    # The model's valid ruling, kept even when a guardrail overrode the verdict
+    # (then it is recorded, not applied: `verdict.ruling` is None).
+    ruling: Ruling | None = None
 
 
 class BackendUnavailable(Exception):

@@ -194,7 +194,25 @@ def _references(refs: Sequence[Reference], budget: int) -> str:
     return "\n".join(parts)
 
 
-def _footer(language: str, notes: Sequence[str]) -> str:
+def _ruling_request(ctx: ArbitrationContext) -> list[str]:
+    """On a contradiction (or whenever findings are disputed), ask for a ruling."""
+    rulable = sorted(ctx.rulable, key=lambda x: int(x[1:]) if x[1:].isdigit() else 0)
+    if len(rulable) < 2:
+        return []
+    lines = [
+        "You may rule on the disputed findings: after the verdict line, write exactly one "
+        "line `UPHELD: F<n>` (the demand that stands) and one line `RETIRED: F<n>` (the "
+        "demand that no longer applies), choosing from: " + ", ".join(rulable) + "."
+    ]
+    if ctx.trigger is Trigger.CONTRADICTION:
+        lines.append(
+            "This deadlock is a contradiction between two reviewers' findings: rule on the "
+            "pair unless only a human can decide (then ESCALATE and say why)."
+        )
+    return lines
+
+
+def _footer(language: str, notes: Sequence[str], ruling: Sequence[str] = ()) -> str:
     lines = ["## Facts checked by the bot"]
     lines += [f"- {note}" for note in notes] or ["- (none)"]
     lines += [
@@ -204,6 +222,7 @@ def _footer(language: str, notes: Sequence[str]) -> str:
         "PROCEED, REVISE, RESET or ESCALATE. For ESCALATE, list at least two numbered "
         "options `1. label — consequence`.",
         f"Write everything after the keyword in {language_name(language)}.",
+        *ruling,
     ]
     return "\n".join(lines)
 
@@ -270,7 +289,7 @@ def render_prompt(
     window.sort(key=lambda t: t.started_at)
 
     head = _header(ctx, language)
-    foot = _footer(language, notes)
+    foot = _footer(language, notes, _ruling_request(ctx))
     refs = _references(references, budget // 4)
     humans = list(ctx.human_messages)
     omitted_humans = ctx.omitted_human_messages

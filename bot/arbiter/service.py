@@ -228,7 +228,7 @@ class Arbitrator:
             log.error("arbiter unavailable: %s", exc)
             return self._fallback(ctx, t("arbiter_unavailable", lang), problems=[str(exc)], **base)
 
-        parsed = parse_and_validate(raw, lang)
+        parsed = parse_and_validate(raw, lang, ctx.rulable)
         source = VerdictSource.LLM
         problems = parsed.problems + parsed.soft_problems
         raw_output = raw
@@ -241,7 +241,9 @@ class Arbitrator:
                 log.error("arbiter unavailable during repair: %s", exc)
                 problems.append(str(exc))
                 raw2 = None
-            second = parse_and_validate(raw2, lang) if raw2 is not None else None
+            second = (
+                parse_and_validate(raw2, lang, ctx.rulable) if raw2 is not None else None
+            )
             if raw2 is not None:
                 raw_output = f"{raw}\n\n--- repair attempt ---\n{raw2}"
             if second is not None and second.kind is not None and not second.problems:
@@ -284,14 +286,19 @@ class Arbitrator:
                 verdict=verdict,
                 raw_output=raw_output,
                 model_verdict=parsed.kind.value,
+                ruling=parsed.ruling,  # recorded, not applied
                 overrides=[override.reason],
                 problems=problems,
                 language=lang,
                 **base,  # type: ignore[arg-type]
             )
-        verdict = Verdict(kind=parsed.kind, text=parsed.text, options=parsed.options, source=source)
+        verdict = Verdict(
+            kind=parsed.kind, text=parsed.text, options=parsed.options, source=source,
+            ruling=parsed.ruling,
+        )
         return ArbitrationOutcome(
             verdict=verdict,
+            ruling=parsed.ruling,
             raw_output=raw_output,
             model_verdict=parsed.kind.value,
             problems=problems,

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.arbiter.language import is_in_language, language_name
-from bot.models import Option, VerdictKind
+from bot.models import Option, Ruling, VerdictKind
 from bot.status import visible_lines
 from bot.textscan import strip_internal
 
@@ -40,6 +40,11 @@ _SPLIT = re.compile(r"\s+(?:—|–|-{1,2}|→|->|=>)\s+|\s*[:：]\s+")
 _EMPHASIS = re.compile(r"\*\*|\*|`")
 _SUB_CONSEQUENCE = re.compile(r"^\s+(?:[-*→]|->)\s*(?P<c>\S.*)$")
 
+_RULING = re.compile(
+    r"^[\s>*_`#-]*(?P<word>UPHELD|RETIRED)[*_`]*\s*[:：][*_`]*\s*[*_`]*(?P<label>F\d{1,3})\b[*_`]*\s*$",
+    re.IGNORECASE,
+)
+_RULING_WORD = re.compile(r"^[\s>*_`#-]*(?:UPHELD|RETIRED)\b", re.IGNORECASE)
 _WHOLE_FENCE = re.compile(r"^(```|~~~)[\w-]*\n(?P<inner>.*)\n\1\s*$", re.DOTALL)
 
 MIN_OPTIONS = 2
@@ -58,6 +63,7 @@ class ParsedVerdict:
     options: list[Option] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     soft_problems: list[str] = field(default_factory=list)
+    ruling: Ruling | None = None
 
     @property
     def valid(self) -> bool:
@@ -143,10 +149,82 @@ def parse_verdict(raw: str) -> ParsedVerdict:
     return ParsedVerdict(kind, keyword, text, body, problems=problems)
 
 
-def validate(parsed: ParsedVerdict, language: str) -> ParsedVerdict:
-    """Fill `problems` (must be repaired) and `soft_problems` (repair once, then accept)."""
+def parse_ruling(body: str) -> tuple[Ruling | None, list[str], str]:
+    """`UPHELD: F<n>` and `RETIRED: F<n>` lines: the ruling, problems, and the body without them.
+
+    None of them is no ruling (allowed); anything but exactly one of each is a
+    malformed answer.
+    """
+    upheld: list[str] = []
+    retired: list[str] = []
+    kept: list[str] = []
+    odd: list[str] = []
+    for line in body.splitlines():
+        match = _RULING.match(line)
+        if match:
+            (upheld if match.group("word").upper() == "UPHELD" else retired).append(
+                match.group("label").upper()
+            )
+        elif _RULING_WORD.match(line):
+            odd.append(line.strip()[:80])
+        else:
+            kept.append(line)
+    rest = "\n".join(kept).strip()
+    if not upheld and not retired and not odd:
+        return None, [], body
+    problems: list[str] = []
+    if odd:
+        problems.append(
+            "A ruling line must read exactly `UPHELD: F<n>` or `RETIRED: F<n>` (found: "
+            + "; ".join(repr(o) for o in odd) + ")."
+        )
+    if len(upheld) != 1 or len(retired) != 1:
+        problems.append(
+            "A ruling is exactly one `UPHELD: F<n>` line and one `RETIRED: F<n>` line "
+            f"(found {len(upheld)} UPHELD and {len(retired)} RETIRED)."
+        )
+    if problems:
+        return None, problems, rest
+    return Ruling(upheld=upheld[0], retired=retired[0]), [], rest
+
+
+def check_ruling(ruling: Ruling, rulable: frozenset[str]) -> list[str]:
+    """Both labels exist, differ, and are open or contested findings."""
+    problems: list[str] = []
+    if ruling.upheld == ruling.retired:
+        problems.append(f"UPHELD and RETIRED name the same finding ({ruling.upheld}).")
+    unknown = [x for x in (ruling.upheld, ruling.retired) if x not in rulable]
+    if unknown:
+        allowed = ", ".join(sorted(rulable, key=lambda x: int(x[1:]))) or "none"
+        problems.append(
+            "The ruling names " + ", ".join(unknown) + ", which is not an open or contested "
+            f"finding; you may rule on: {allowed}."
+        )
+    return problems
+
+
+def validate(
+    parsed: ParsedVerdict, language: str, rulable: frozenset[str] = frozenset()
+) -> ParsedVerdict:
+    """Fill `problems` (must be repaired) and `soft_problems` (repair once, then accept).
+
+    `rulable`: the labels of the findings the arbiter may rule on (open or
+    contested); a ruling on anything else is a malformed answer.
+    """
     if parsed.kind is None:
         return parsed
+    ruling, ruling_problems, body = parse_ruling(parsed.body)
+    if ruling is not None or ruling_problems:
+        parsed.problems.extend(ruling_problems)
+        if ruling is not None:
+            bad = check_ruling(ruling, rulable)
+            parsed.problems.extend(bad)
+            parsed.ruling = None if bad else ruling
+        # The raw lines are for the bot; people read a sentence instead (the flow adds it).
+        parsed.body = body
+        head, _, _ = parsed.text.partition("\n")
+        _, _, text_body = parsed.text.partition("\n")
+        parsed.text = (head + "\n" + parse_ruling(text_body)[2]).strip()
     prose = parsed.body
     if not prose.strip():
         parsed.problems.append(
@@ -181,5 +259,7 @@ def validate(parsed: ParsedVerdict, language: str) -> ParsedVerdict:
     return parsed
 
 
-def parse_and_validate(raw: str, language: str) -> ParsedVerdict:
-    return validate(parse_verdict(raw), language)
+def parse_and_validate(
+    raw: str, language: str, rulable: frozenset[str] = frozenset()
+) -> ParsedVerdict:
+    return validate(parse_verdict(raw), language, rulable)

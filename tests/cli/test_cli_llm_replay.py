@@ -14,11 +14,13 @@ TRANSCRIPT = Path(__file__).parent.parent / "transcripts" / "circular_en.jsonl"
 SECRET_VARS = ("SLACK_", "DISCORD_", "TRIBUNAL_", "OPENAI_", "ANTHROPIC_")
 
 
-async def replay(env: dict[str, str]) -> tuple[int, list[dict[str, object]], str]:
+async def replay(
+    env: dict[str, str], transcript: Path = TRANSCRIPT
+) -> tuple[int, list[dict[str, object]], str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(SECRET_VARS)}
     clean.update(env)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "replay", str(TRANSCRIPT), "--json", env=clean,
+        sys.executable, "-m", "bot", "replay", str(transcript), "--json", env=clean,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
@@ -64,3 +66,28 @@ async def test_replay_with_unreachable_backend_falls_back(tmp_path: Path) -> Non
     assert verdict["verdict"] == "ESCALATE" and verdict["source"] == "fallback"
     assert len(verdict["options"]) >= 2  # type: ignore[arg-type]
     assert "escalation_answered" in [e["event"] for e in events]
+
+
+async def test_replay_contradiction_with_a_ruling(tmp_path: Path) -> None:
+    # Two reviewers: sec-bot wants the permission cache TTL at 1 minute (F1),
+    # perf-bot raises it to 1 hour (F3). The arbiter upholds F1, retires F3.
+    transcript = Path(__file__).parent.parent / "detection" / "corpus" / "multi_03.jsonl"
+    verdict = ("REVISE 권한 회수가 즉시 반영되어야 하므로 보안 요구가 우선합니다. "
+               "`authz/cache.py`의 `PERMISSION_CACHE_TTL`을 60초로 두십시오.\n"
+               "UPHELD: F1\nRETIRED: F3")
+    async with FakeLLMServer() as fake:
+        fake.reply(verdict)
+        code, events, err = await replay({
+            "TRIBUNAL_DATABASE": str(tmp_path / "rule.db"),
+            "TRIBUNAL_ARBITER_BACKEND": "openai",
+            "TRIBUNAL_ARBITER_BASE_URL": fake.openai_base_url,
+            "OPENAI_API_KEY": "sk-test",
+        }, transcript)
+        prompt = fake.prompt_of(0)
+    assert code == 0, err
+    deadlock, posted = events[0], events[1]
+    assert deadlock["event"] == "deadlock" and deadlock["trigger"] == "contradiction"
+    assert posted["event"] == "verdict" and posted["ruling"] == {"upheld": "F1", "retired": "F3"}
+    assert "RETIRED:" not in str(posted["text"]) and "F3" in str(posted["text"])
+    assert 'label="F1" author="sec-bot"' in prompt and 'label="F3" author="perf-bot"' in prompt
+    assert "UPHELD: F<n>" in prompt
