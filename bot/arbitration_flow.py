@@ -15,7 +15,7 @@ from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
 from bot.context_loader import load_context
-from bot.detection import Deadlock, RoomState, start_epoch
+from bot.detection import Deadlock, start_epoch
 from bot.models import (
     EscalationStatus,
     MessageKind,
@@ -25,6 +25,7 @@ from bot.models import (
     VerdictKind,
     VerdictSource,
 )
+from bot.state import RoomState
 from prompts.strings import t
 from storage.base import EscalationRow
 

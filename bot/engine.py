@@ -20,7 +20,7 @@ from bot.arbitration_flow import ArbitrationFlow
 from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
-from bot.detection import RoomState, Thresholds
+from bot.detection import Thresholds
 from bot.escalation_flow import EscalationFlow
 from bot.ingest import RoomIngest, clip
 from bot.lru import LRU
@@ -35,6 +35,7 @@ from bot.models import (
 )
 from bot.outbox import Outbox
 from bot.ports import EventListener, Transport
+from bot.state import RoomState
 from storage.base import Storage
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from bot import detection
-from bot.detection import Approved, Deadlock, RoomState
+from bot.detection import Approved, Deadlock
 from bot.models import IncomingMessage, Role, RoomKey
+from bot.state import RoomState
 from storage.base import MessageRow, Transaction
 
 if TYPE_CHECKING:
