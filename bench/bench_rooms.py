@@ -33,9 +33,10 @@ from bot.arbiter.context import render_prompt
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.context_loader import load_context
-from bot.detection import Deadlock, RoomState
+from bot.detection import Deadlock
 from bot.engine import Engine
 from bot.models import IncomingMessage, OutgoingMessage, RoomKey, Trigger
+from bot.state import RoomState
 from storage.sqlite import SqliteStorage
 from tests.fakes.llm_servers import FakeLLMServer, Scripted
 

@@ -16,7 +16,7 @@ from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
 from bot.context_loader import load_context
-from bot.detection import Deadlock, RoomState, start_epoch
+from bot.detection import Deadlock, start_epoch
 from bot.ledger import Finding, apply_ruling
 from bot.models import (
     EscalationStatus,
@@ -28,6 +28,7 @@ from bot.models import (
     VerdictKind,
     VerdictSource,
 )
+from bot.state import RoomState
 from prompts.strings import t
 from storage.base import EscalationRow
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from bot.arbiter.base import ArbitrationContext, ContextMessage, ContextTurn, PastVerdict
-from bot.detection import Deadlock, RoomState
+from bot.detection import Deadlock
 from bot.models import Role, RoomKey, Trigger, VerdictKind
+from bot.state import RoomState
 from bot.status import parse_status
 from storage.base import MessageRow, Storage
 

@@ -20,8 +20,9 @@ from bot.arbitration_flow import ArbitrationFlow
 from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
-from bot.detection import RoomState, Thresholds
+from bot.detection import Thresholds
 from bot.escalation_flow import EscalationFlow
+from bot.faults import armed
 from bot.ingest import RoomIngest, clip
 from bot.lru import LRU
 from bot.models import (
@@ -35,6 +36,7 @@ from bot.models import (
 )
 from bot.outbox import Outbox
 from bot.ports import EventListener, Transport
+from bot.state import RoomState
 from storage.base import Storage
 
 log = logging.getLogger(__name__)
@@ -215,20 +217,57 @@ class Engine:
             or self.lock(room).locked()
             or room.id in self.recovering  # older stored messages go first
         )
-        self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
+        self._enter(room)
         try:
             stored: int | None = None
             if busy:
-                stored = await self.rooms.store_while_busy(room, message)
+                # The platform was already told we have it: store it now.
+                stored = await self.rooms.store_incoming(room, message)
                 if stored is None:
-                    return  # a redelivery of a message already stored
+                    return  # not ours, or a redelivery of a message already stored
             async with self.lock(room):
-                await self._accept(room, message, stored or None)
+                await self._accept(room, message, stored)
         finally:
-            self.inflight[room.id] -= 1
-            if not self.inflight[room.id]:
-                del self.inflight[room.id]
+            self._leave(room)
         await self.outbox.flush(room.id)
+
+    async def receive(self, message: IncomingMessage) -> None:
+        """Store the message, then process it in a task (adapters: before the ack).
+
+        Returns once the message is stored: the platform may be told we have
+        it. Storing takes no room lock, so a room busy with a minutes-long
+        arbitration never delays an acknowledgement; the room applies its
+        stored messages in stored order when it is free.
+        """
+        if message.is_self:
+            return
+        room = message.room
+        self._enter(room)  # from here on, this room's later messages queue behind it
+        try:
+            seq = await self.rooms.store_incoming(room, message)
+        except BaseException:
+            self._leave(room)
+            raise
+        if seq is None or armed("after_store"):
+            # Not ours, a redelivery, or (crash tests) acknowledged and never
+            # processed here: the next start finds it in storage.
+            self._leave(room)
+            return
+        self.spawn(self._process_received(room))
+
+    async def _process_received(self, room: RoomKey) -> None:
+        try:
+            await self.rooms.finish_unprocessed(room)
+        finally:
+            self._leave(room)
+
+    def _enter(self, room: RoomKey) -> None:
+        self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
+
+    def _leave(self, room: RoomKey) -> None:
+        self.inflight[room.id] -= 1
+        if not self.inflight[room.id]:
+            del self.inflight[room.id]
 
     async def _accept(self, room: RoomKey, message: IncomingMessage, stored: int | None) -> None:
         if stored:
@@ -267,7 +306,7 @@ class Engine:
             if not force:
                 cached = self.states.get(room.id)
                 turn = cached.open_turn if cached is not None else None
-                if self.lock(room).locked() or (
+                if self.lock(room).locked() or room.id in self.inflight or (
                     turn is not None
                     and (self.clock.now() - turn.last_at).total_seconds()
                     < float((await self.channels.room_settings(room))["turn_quiet_seconds"])

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import telemetry
 from bot.answers import parse_digit_answer
-from bot.detection import RoomState, start_epoch
+from bot.detection import start_epoch
 from bot.escalation import (
     Rejection,
     check_option,
@@ -31,6 +31,7 @@ from bot.models import (
     OutgoingMessage,
     RoomKey,
 )
+from bot.state import RoomState
 from prompts.strings import t
 from storage.base import EscalationRow, Transaction
 
@@ -125,7 +126,7 @@ class EscalationFlow:
         if not await self._decide(tx, room, state, reply, now):
             reply.kind = None
             reply.rejection = Rejection.ALREADY_ANSWERED
-            fresh = await self.engine.storage.get_escalation(reply.escalation.id)
+            fresh = await tx.get_escalation(reply.escalation.id)
             reply.private_text = rejection_text(Rejection.ALREADY_ANSWERED, fresh, reply.language)
             await self._enqueue_private(tx, room, reply.by, reply.private_text, now)
 
@@ -154,7 +155,7 @@ class EscalationFlow:
         )
         await tx.enqueue(room.id, "confirmation", confirmation.model_dump(mode="json"), now)
         original_id = reply.escalation.verdict_outbox_id
-        original = await self.engine.storage.get_outbox(original_id) if original_id else None
+        original = await tx.get_outbox(original_id) if original_id else None
         if original is not None:
             decided = OutgoingMessage.model_validate(original.payload)
             decided.decided = reply.option or Option(

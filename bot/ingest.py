@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from bot import detection, telemetry
-from bot.detection import Approved, Deadlock, RoomState
+from bot.detection import Approved, Deadlock
 from bot.models import IncomingMessage, Role, RoomKey
+from bot.state import RoomState
 from storage.base import MessageRow, Transaction
 
 if TYPE_CHECKING:
@@ -31,17 +32,21 @@ class RoomIngest:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    async def store_while_busy(self, room: RoomKey, message: IncomingMessage) -> int | None:
-        """Store a message that must wait for its room (an arbitration is running).
+    async def store_incoming(self, room: RoomKey, message: IncomingMessage) -> int | None:
+        """Store a message unprocessed, before anything else happens to it.
 
-        The platform has already been told we have it; if the process stops
-        before the room is free, `start()` applies it. Returns its seq, or None
-        for a redelivery.
+        The platform is told we have it only after this; processing comes
+        later, from storage (`apply_stored`), so a crash in between loses
+        nothing. It takes no room lock: a busy room never delays it. Returns
+        its seq; None when it is not ours (unwatched channel, unbound bot) or
+        is a redelivery of a stored message.
         """
         channel = await self.engine.channels.get(room.platform, room.channel)
         role = message.role_hint or channel.role_of([message.author_id, *message.author_alt_ids])
-        if not channel.watched or channel.paused or (message.is_bot and role is Role.USER):
-            return 0  # not ours to store; the normal path will say so
+        if role is Role.USER and message.is_bot:
+            role = Role.OTHER
+        if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
+            return None  # unwatched channels and unbound bots are never stored
         row = MessageRow(
             platform=room.platform,
             message_id=message.message_id,

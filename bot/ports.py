@@ -57,7 +57,17 @@ EventListener = Callable[[dict[str, Any]], None]
 
 
 class Core(Protocol):
-    async def on_message(self, message: IncomingMessage) -> None: ...
+    async def receive(self, message: IncomingMessage) -> None:
+        """Store the message and return; it is processed afterwards, from storage.
+
+        Adapters await this before they acknowledge the platform's delivery, so
+        an acknowledged message survives a crash. It never waits for the room.
+        """
+        ...
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        """Store and process the message before returning (replays, tests)."""
+        ...
 
     async def on_button(self, click: ButtonClick) -> AnswerResult: ...
 

@@ -1,8 +1,22 @@
 """The storage interface. The core depends on this file only.
 
-Reads are plain methods; every write happens inside `transaction()`, so one
-inbound event changes the database all at once or not at all. A PostgreSQL
-backend implements the same two classes.
+Reads are plain methods; every write happens inside a unit of work, so one
+inbound event changes the database all at once or not at all:
+
+- `room(room_id)` is one state transition of one room: it takes the room's
+  lock (the backend's choice: an asyncio.Lock for SQLite, a row or advisory
+  lock for PostgreSQL), loads the room's state and offers reads and writes in
+  one transaction. It is held for a transition only, never across a model
+  call or a platform call.
+- `transaction()` is a unit of work that belongs to no room (settings,
+  bindings, audit, storing an incoming event, outbox bookkeeping). It never
+  waits for a room's lock.
+
+Inside a unit, read through the unit (`Transaction.get_escalation`, ...), never
+through `Storage`: a backend may serialise units on one connection.
+
+A PostgreSQL backend implements the same three classes; the contract tests in
+tests/storage/test_storage_contract.py run against every backend.
 """
 
 from __future__ import annotations
@@ -32,7 +46,9 @@ class MessageRow(BaseModel):
     ts: datetime
     epoch: int = 0
     turn_no: int | None = None
-    processed: bool = True
+    processed: bool = True  # False: stored, not yet applied to the room's state
+    claimed_by: str | None = None  # the instance applying it (several instances)
+    lease_until: datetime | None = None  # ... until then; after, another may
 
 
 class ArbitrationRow(BaseModel):
@@ -88,6 +104,8 @@ class OutboxRow(BaseModel):
     last_error: str | None = None
     created_at: datetime
     next_attempt_at: datetime | None = None
+    claimed_by: str | None = None  # the instance sending it (several instances)
+    lease_until: datetime | None = None  # ... until then; after, another may
 
 
 class AuditRow(BaseModel):
@@ -107,10 +125,11 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     async def insert_message(self, row: MessageRow) -> int | None:
-        """Store a message; its seq, or None when (platform, message_id) is known."""
+        """Store a message; its seq, or None when the room already has its message id."""
 
     @abc.abstractmethod
-    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None: ...
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
+        """The stored message `seq` has been applied: record its epoch and agent turn."""
 
     @abc.abstractmethod
     async def save_room_state(
@@ -121,18 +140,23 @@ class Transaction(abc.ABC):
         thread: str | None,
         state: str,
         at: datetime,
-    ) -> None: ...
+    ) -> None:
+        """Insert or replace the room's state (JSON of `bot.state.RoomState`); `at` is
+        its last activity."""
 
     @abc.abstractmethod
     async def create_arbitration(
         self, room_id: str, epoch: int, trigger: str, evidence: dict[str, Any], at: datetime
-    ) -> int: ...
+    ) -> int:
+        """A new `pending` arbitration; its id (ids grow)."""
 
     @abc.abstractmethod
-    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None: ...
+    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
+        """Set fields of `ArbitrationRow` (ValueError for a name it does not have)."""
 
     @abc.abstractmethod
-    async def create_escalation(self, row: EscalationRow) -> None: ...
+    async def create_escalation(self, row: EscalationRow) -> None:
+        """Store an escalation; its id is the arbitration's that asked the question."""
 
     @abc.abstractmethod
     async def answer_escalation(
@@ -153,10 +177,12 @@ class Transaction(abc.ABC):
         """Pending escalations of the room other than `keep` become `cancelled`."""
 
     @abc.abstractmethod
-    async def mark_reminded(self, escalation_id: int, at: datetime) -> None: ...
+    async def mark_reminded(self, escalation_id: int, at: datetime) -> None:
+        """The escalation's one reminder was enqueued at `at`."""
 
     @abc.abstractmethod
-    async def set_escalation_outbox(self, escalation_id: int, outbox_id: int) -> None: ...
+    async def set_escalation_outbox(self, escalation_id: int, outbox_id: int) -> None:
+        """The outbox post that shows the escalation's buttons."""
 
     @abc.abstractmethod
     async def enqueue(
@@ -166,7 +192,9 @@ class Transaction(abc.ABC):
         payload: dict[str, Any],
         at: datetime,
         edit_of: int | None = None,
-    ) -> int: ...
+    ) -> int:
+        """Queue a post (`pending`), or an edit of post `edit_of`; its outbox id.
+        A room's posts go out in id order."""
 
     @abc.abstractmethod
     async def mark_outbox(
@@ -178,15 +206,17 @@ class Transaction(abc.ABC):
         error: str | None = None,
         at: datetime | None = None,
         next_attempt_at: datetime | None = None,
-    ) -> None: ...
+    ) -> None:
+        """Record a send attempt: status `sent`, `pending` (retry at `next_attempt_at`)
+        or `failed`; counts the attempt and keeps an earlier platform id."""
 
     @abc.abstractmethod
-    async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None: ...
+    async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
+        """Set a JSON-able setting; `None` deletes it."""
 
     @abc.abstractmethod
-    async def set_bindings(
-        self, platform: str, channel: str, role: str, ids: list[str]
-    ) -> None: ...
+    async def set_bindings(self, platform: str, channel: str, role: str, ids: list[str]) -> None:
+        """Replace the ids bound to `role` in the channel."""
 
     @abc.abstractmethod
     async def add_audit(
@@ -200,7 +230,29 @@ class Transaction(abc.ABC):
         scope: str,
         before: str | None,
         after: str | None,
-    ) -> None: ...
+    ) -> None:
+        """Append one audit line (who changed what, before and after, as JSON text)."""
+
+    # -- reads inside the unit (they see its own writes) ----------------------
+    @abc.abstractmethod
+    async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
+        """The escalation as this unit sees it."""
+
+    @abc.abstractmethod
+    async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
+        """The outbox row as this unit sees it."""
+
+
+class RoomTransaction(Transaction):
+    """One state transition of one room (`Storage.room`): the room's lock is held
+    for the whole unit, so `state` cannot change under it."""
+
+    room_id: str
+    state: str | None  # the room's stored state at entry (None: a new room)
+
+    @abc.abstractmethod
+    async def unprocessed_messages(self) -> list[MessageRow]:
+        """The room's stored, unapplied messages, oldest first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,13 +267,24 @@ class Storage(abc.ABC):
         """Connect and apply pending migrations."""
 
     @abc.abstractmethod
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Release the connection(s); the object may be opened again."""
 
     @abc.abstractmethod
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """A unit of work of no room: committed when the block exits, rolled back if
+        it raises. Never waits for a room's lock."""
 
     @abc.abstractmethod
-    async def load_room_state(self, room_id: str) -> str | None: ...
+    def room(self, room_id: str) -> AbstractAsyncContextManager[RoomTransaction]:
+        """One state transition of the room: its lock (units of the same room run
+        one at a time, in the order they asked), its state loaded, reads and writes
+        committed together when the block exits, rolled back if it raises. Hold it
+        for a transition only: never across a model call or a platform call."""
+
+    @abc.abstractmethod
+    async def load_room_state(self, room_id: str) -> str | None:
+        """The room's stored state, outside any unit (status displays, start-up)."""
 
     @abc.abstractmethod
     async def unprocessed_messages(self, room_id: str | None = None) -> list[MessageRow]:
@@ -232,19 +295,24 @@ class Storage(abc.ABC):
         """Rooms whose state has an open turn (checked once at start-up)."""
 
     @abc.abstractmethod
-    async def latest_room(self, platform: str, channel: str) -> str | None: ...
+    async def latest_room(self, platform: str, channel: str) -> str | None:
+        """The channel's room with the latest activity, if any."""
 
     @abc.abstractmethod
-    async def get_bindings(self, platform: str, channel: str) -> dict[str, list[str]]: ...
+    async def get_bindings(self, platform: str, channel: str) -> dict[str, list[str]]:
+        """role -> bound ids, for the roles that have any."""
 
     @abc.abstractmethod
-    async def get_settings(self, scope: str, scope_id: str) -> dict[str, Any]: ...
+    async def get_settings(self, scope: str, scope_id: str) -> dict[str, Any]:
+        """The stored settings of one scope (`channel`, `room`, `replay`)."""
 
     @abc.abstractmethod
-    async def get_arbitration(self, arbitration_id: int) -> ArbitrationRow | None: ...
+    async def get_arbitration(self, arbitration_id: int) -> ArbitrationRow | None:
+        """One arbitration, or None."""
 
     @abc.abstractmethod
-    async def unfinished_arbitrations(self) -> list[ArbitrationRow]: ...
+    async def unfinished_arbitrations(self) -> list[ArbitrationRow]:
+        """Arbitrations still `pending` or `running`, oldest first (recovery)."""
 
     @abc.abstractmethod
     async def room_arbitrations(
@@ -253,13 +321,16 @@ class Storage(abc.ABC):
         """Finished arbitrations of a room, oldest first (the last `limit`)."""
 
     @abc.abstractmethod
-    async def get_escalation(self, escalation_id: int) -> EscalationRow | None: ...
+    async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
+        """One escalation, or None."""
 
     @abc.abstractmethod
-    async def due_reminders(self, created_before: datetime) -> list[EscalationRow]: ...
+    async def due_reminders(self, created_before: datetime) -> list[EscalationRow]:
+        """Pending escalations created at or before the time, not reminded yet."""
 
     @abc.abstractmethod
-    async def get_outbox(self, outbox_id: int) -> OutboxRow | None: ...
+    async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
+        """One outbox row, or None."""
 
     @abc.abstractmethod
     async def pending_rooms(self, platforms: list[str], limit: int = 1000) -> list[str]:
@@ -280,7 +351,8 @@ class Storage(abc.ABC):
         """Messages of the last `turns` agent turns, and how many earlier turns exist."""
 
     @abc.abstractmethod
-    async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]: ...
+    async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]:
+        """The channel's latest audit lines, newest first."""
 
     async def pending_counts(self) -> PendingCounts | None:
         """What waits, for the metrics and the health check (bot/ops_server.py).

@@ -1,7 +1,9 @@
 """SQLite through aiosqlite: the embedded default backend.
 
 One connection in WAL mode; an asyncio lock serialises units of work so two
-rooms' transactions never interleave on the shared connection.
+rooms' transactions never interleave on the shared connection. A room's lock
+(`room()`) is an asyncio.Lock per room, taken before the connection's: one
+process owns a SQLite file, so a lock in memory is the whole story.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import os
 import sqlite3
 import tempfile
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -27,21 +30,13 @@ from storage.base import (
     MessageRow,
     OutboxRow,
     PendingCounts,
+    RoomTransaction,
     Storage,
     Transaction,
 )
-from storage.sqlite_writes import SqliteTransaction
+from storage.sqlite_writes import SqliteRoomTransaction, SqliteTransaction, load_row
 
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
-
-
-def _row(row: aiosqlite.Row) -> dict[str, Any]:
-    out = dict(row)
-    for key in _JSON_FIELDS & out.keys():
-        if out[key] is not None:
-            out[key] = json.loads(out[key])
-    return out
-
+_row = load_row
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -70,8 +65,12 @@ class SqliteStorage(Storage):
     def __init__(self, path: str) -> None:
         self.path = path
         self._db: aiosqlite.Connection | None = None
-        self._lock = asyncio.Lock()
+        self._lock = asyncio.Lock()  # the connection: one unit of work at a time
         self._owner: asyncio.Task[Any] | None = None
+        # Dropped when no unit holds or awaits them; a room never keeps memory.
+        self._room_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -201,11 +200,29 @@ class SqliteStorage(Storage):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
+        async with self._unit():
+            yield SqliteTransaction(self.db)
+
+    @asynccontextmanager
+    async def room(self, room_id: str) -> AsyncIterator[RoomTransaction]:
+        lock = self._room_locks.get(room_id)
+        if lock is None:
+            lock = self._room_locks[room_id] = asyncio.Lock()
+        # Room first, then the connection: a unit waiting for its room holds
+        # nothing the others need (asyncio locks are FIFO: rooms keep order).
+        async with lock, self._unit():
+            async with self.db.execute("SELECT state FROM rooms WHERE id = ?", (room_id,)) as cur:
+                row = await cur.fetchone()
+            yield SqliteRoomTransaction(self.db, room_id, None if row is None else str(row[0]))
+
+    @asynccontextmanager
+    async def _unit(self) -> AsyncIterator[None]:
+        """The connection for one unit of work: commit at the end, roll back on error."""
         async with self._lock:
             self._owner = asyncio.current_task()
             try:
                 try:
-                    yield SqliteTransaction(self.db)
+                    yield
                 except BaseException:
                     if self.db.in_transaction:
                         await self.db.rollback()
@@ -217,9 +234,9 @@ class SqliteStorage(Storage):
 
     async def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         if self._owner is not None and self._owner is asyncio.current_task():
-            # A read inside our own transaction: it must see its writes, not wait.
-            async with self.db.execute(sql, params) as cursor:
-                return [_row(r) for r in await cursor.fetchall()]
+            # It would wait for the connection its own caller holds, for ever.
+            raise RuntimeError("a read through Storage inside a unit of work: read "
+                               "through the unit (Transaction.get_*) instead")
         async with self._lock, self.db.execute(sql, params) as cursor:
             return [_row(r) for r in await cursor.fetchall()]
 

@@ -8,9 +8,26 @@ from typing import Any
 
 import aiosqlite
 
-from storage.base import ArbitrationRow, EscalationRow, MessageRow, Transaction
+from storage.base import (
+    ArbitrationRow,
+    EscalationRow,
+    MessageRow,
+    OutboxRow,
+    RoomTransaction,
+    Transaction,
+)
 
 _ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
+_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+
+
+def load_row(row: aiosqlite.Row) -> dict[str, Any]:
+    """A row as a dict, its JSON columns decoded."""
+    out = dict(row)
+    for key in _JSON_FIELDS & out.keys():
+        if out[key] is not None:
+            out[key] = json.loads(out[key])
+    return out
 
 
 def dump(value: Any) -> Any:
@@ -24,6 +41,19 @@ def dump(value: Any) -> Any:
 class SqliteTransaction(Transaction):
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
+
+    async def _one(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
+        async with self.db.execute(sql, params) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else load_row(row)
+
+    async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
+        row = await self._one("SELECT * FROM escalations WHERE id = ?", (escalation_id,))
+        return None if row is None else EscalationRow.model_validate(row)
+
+    async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
+        row = await self._one("SELECT * FROM outbox WHERE id = ?", (outbox_id,))
+        return None if row is None else OutboxRow.model_validate(row)
 
     async def insert_message(self, row: MessageRow) -> int | None:
         cursor = await self.db.execute(
@@ -219,3 +249,20 @@ class SqliteTransaction(Transaction):
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (at.isoformat(), platform, channel, user_id, action, scope, before, after),
         )
+
+
+class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
+    """A room's unit: the storage holds the room's lock and the connection for it."""
+
+    def __init__(self, db: aiosqlite.Connection, room_id: str, state: str | None) -> None:
+        super().__init__(db)
+        self.room_id = room_id
+        self.state = state
+
+    async def unprocessed_messages(self) -> list[MessageRow]:
+        async with self.db.execute(
+            "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
+            (self.room_id,),
+        ) as cursor:
+            rows = await cursor.fetchall()
+        return [MessageRow.model_validate(load_row(r)) for r in rows]

@@ -1,9 +1,10 @@
 """The slack-bolt AsyncApp: events, button clicks and `/arbiter`, fed to the core.
 
-Every listener acknowledges at once and hands the real work (storage,
-detection, users.info, replies) to a tracked task, so Slack gets its answer
-well within 3 seconds in both Socket Mode and HTTP mode, and `drain()` lets
-shutdown (and tests) wait for work in flight. Duplicate deliveries (Slack
+A message is stored before Slack gets its acknowledgement (one insert, well
+within Slack's 3 seconds); the core processes it afterwards, from storage.
+Clicks and commands acknowledge at once and hand the real work (users.info,
+the core, replies) to a tracked task; `drain()` lets shutdown (and tests)
+wait for that work. Duplicate deliveries (Slack
 retries, a reconnecting socket) are dropped by event id here and by message id
 in the core.
 """
@@ -130,9 +131,11 @@ class Inbound:
         if not self.first_delivery(translate.delivery_key(body) or message.message_id):
             log.info("slack: duplicate delivery of %s dropped", message.message_id)
             return
-        # Handed over in delivery order; the core keeps each room's order from
-        # here, and stores a message at once when its room is busy.
-        self.spawn(self.engine.on_message(message), f"message {message.message_id}")
+        # Stored before Slack gets its acknowledgement (bolt answers once this
+        # listener returns: process_before_response), so an acknowledged
+        # message survives a crash; the core processes it afterwards, from
+        # storage. Storing is one insert and never waits for the room.
+        await self.engine.receive(message)
 
     async def on_action(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
                         action: dict[str, Any]) -> None:

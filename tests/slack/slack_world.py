@@ -74,6 +74,7 @@ class World:
     async def close(self) -> None:
         """Idempotent: stopping twice is harmless (tests restart the bot)."""
         await self.harness.adapter.stop()
+        await self.engine.shutdown()  # as `tribunal run` does: nothing runs on a closed db
         await self.storage.close()
 
     @property
@@ -91,6 +92,10 @@ class World:
         else:
             status, _ = await self.harness.http(body)
             assert status == 200
+        # A message is stored before the ack and processed after it, in the
+        # engine's own task: wait for that too.
+        await self.engine.drain()
+        await self.harness.settle()
 
     async def human(self, text: str, thread: str | None = None, *, user: str = HUMAN,
                     via: str = "http") -> str:

@@ -36,6 +36,9 @@ class RecordingCore:
         self.clicks: list[ButtonClick] = []
         self.commands: list[CommandRequest] = []
 
+    async def receive(self, message: IncomingMessage) -> None:
+        await self.on_message(message)
+
     async def on_message(self, message: IncomingMessage) -> None:
         self.messages.append(message)
 
@@ -163,33 +166,38 @@ async def test_ack_does_not_wait_for_the_core(slack_api: FakeSlackAPI, tmp_path:
         await h.adapter.stop()
 
 
-async def test_one_rooms_messages_reach_the_core_in_delivery_order(
+async def test_messages_are_stored_before_the_ack_and_never_held_back(
     slack_api: FakeSlackAPI, tmp_path: Path
 ) -> None:
-    """The adapter hands messages over in delivery order and holds nothing back:
-    the core orders each room (tests/engine) and must see a waiting message at
-    once, to store it while its room is busy."""
+    """Each message reaches the core's `receive` (the store) before Slack gets
+    its acknowledgement, in delivery order; a delivery whose store is slow holds
+    up only its own acknowledgement, never the others' (the core orders each
+    room from storage: tests/engine)."""
     gate = asyncio.Event()
     started: list[str] = []
 
     class SlowFirst(RecordingCore):
-        async def on_message(self, message: IncomingMessage) -> None:
+        async def receive(self, message: IncomingMessage) -> None:
             started.append(message.text)
             if message.text == "first":
                 await gate.wait()
-            await super().on_message(message)
+            await super().receive(message)
 
     core = SlowFirst()
     h = await start_harness(core, slack_api, make_settings(slack_api, tmp_path))
     try:
         thread = "1732870800.000100"
-        await h.http(message_event("first", thread_ts=thread), settle=False)
+        first = asyncio.create_task(h.http(message_event("first", thread_ts=thread),
+                                           settle=False))
+        await slack_api.until(lambda: started == ["first"])
         await h.socket(message_event("second", thread_ts=thread), settle=False)
         await h.http(message_event("elsewhere"), settle=False)  # another room is not held up
-        await slack_api.until(lambda: sorted(m.text for m in core.messages) == ["elsewhere", "second"])
+        assert sorted(m.text for m in core.messages) == ["elsewhere", "second"]
         assert started == ["first", "second", "elsewhere"]
+        assert not first.done()  # not acknowledged before it is stored
         gate.set()
-        await h.settle()
+        status, _ = await first
+        assert status == 200
         assert sorted(m.text for m in core.messages) == ["elsewhere", "first", "second"]
     finally:
         await h.adapter.stop()

@@ -144,6 +144,7 @@ async def test_retried_and_duplicate_deliveries_are_processed_once(world: World)
     # a restarted process (fresh adapter memory) relies on the core's dedup by message id
     world.harness.adapter.inbound._seen.clear()  # type: ignore[union-attr]
     await world.harness.http(body, retry_num=3)
+    await world.engine.drain()  # stored before each ack, applied after it
     rows, _ = await world.storage.human_messages(f"slack:{CHANNEL}:{ts}", 0, 10)
     assert [r.message_id for r in rows] == [f"{CHANNEL}:{ts}"]
 

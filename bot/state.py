@@ -1,0 +1,83 @@
+"""A room's memory between events: `RoomState` and the turn it may hold open.
+
+Stored as JSON in the room's row and loaded inside the room's unit of work
+(`Storage.room`); only `bot.transitions` and the pure detection functions it
+calls change it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from bot.ledger import Finding, OwnerAction
+from bot.models import Role, Trigger
+
+
+class TurnPart(BaseModel):
+    """One message of a turn: fences never span two, and several reviewers
+    may share one reviewer turn (§3), so each part keeps its author."""
+
+    author: str
+    text: str
+
+
+class OpenTurn(BaseModel):
+    role: Role
+    author: str
+    turn_no: int
+    first_message_id: str
+    last_message_id: str
+    started_at: datetime
+    last_at: datetime
+    parts: list[TurnPart] = Field(default_factory=list)
+    chars: int = 0
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.parts)
+
+    def messages(self, author: str | None = None) -> list[str]:
+        return [p.text for p in self.parts if author is None or p.author == author]
+
+    def authors(self) -> list[str]:
+        return list(dict.fromkeys(p.author for p in self.parts))
+
+
+class PendingOwner(BaseModel):
+    """An owner turn waiting for the reviewer turn that completes its round."""
+
+    turn_no: int
+    last_message_id: str
+    actions: dict[str, OwnerAction] = Field(default_factory=dict)
+
+
+class RoomState(BaseModel):
+    epoch: int = 0
+    task_active: bool = False
+    task_started_at: datetime | None = None
+    task_start_seq: int = 0  # seq of the human message that opened the task
+    humans: list[str] = Field(default_factory=list)  # who may answer escalations
+    requester: str | None = None  # the last human who wrote; pinged on ESCALATE
+    turn_seq: int = 0
+    open_turn: OpenTurn | None = None
+    pending_owner: PendingOwner | None = None
+    rounds: int = 0  # completed rounds in this epoch
+    stalled_rounds: int = 0
+    task_rounds: int = 0  # completed rounds in this task (the ledger's history)
+    carry_progress: bool = False  # a reviewer turn that completed no round raised something
+    findings: list[Finding] = Field(default_factory=list)  # the task's ledger
+    fired: list[Trigger] = Field(default_factory=list)
+    awaiting_escalation: int | None = None
+    last_escalation: int | None = None  # the latest one, answered or not
+    decided_turn_seq: int | None = None  # turn_seq when it was answered (late digits)
+    arbitrations_since_human: int = 0
+    proceed_triggers: list[Trigger] = Field(default_factory=list)
+    approved: bool = False
+    last_detection: dict[str, Any] | None = None
+    # Replay only: the state just before end-of-input closed a turn that
+    # triggered nothing, so a replay continuing in another process can resume
+    # that turn exactly as a single run would have.
+    eof_snapshot: str | None = None

@@ -1,0 +1,173 @@
+"""Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing.
+
+The real process runs in HTTP mode against the fake Web API. With
+TRIBUNAL_FAULT=after_store (bot/faults.py) it stores and acknowledges events
+but never processes them, so killing it after the last 200 leaves every
+acknowledged event in storage only; the next start must process them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.slack.conftest import (
+    SIGNING_SECRET,
+    encode_body,
+    message_event,
+    signed_headers,
+    slash_command,
+)
+from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+
+THREAD = "1795946400.000100"
+BURST = "1795946500.000100"
+
+
+class Run:
+    """One `tribunal run` process on a database that outlives it."""
+
+    def __init__(self, api: FakeSlackAPI, database: Path, workdir: Path) -> None:
+        self.api = api
+        self.database = database
+        self.workdir = workdir
+        self.port = free_port()
+        self.proc: asyncio.subprocess.Process | None = None
+        self.http: aiohttp.ClientSession | None = None
+
+    async def start(self, fault: str | None = None) -> None:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
+               and "proxy" not in k.lower()}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+        env.update({
+            "SLACK_BOT_TOKEN": self.api.bot_token,
+            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+            "TRIBUNAL_SLACK_MODE": "http",
+            "TRIBUNAL_SLACK_API_URL": self.api.url,
+            "TRIBUNAL_HTTP_PORT": str(self.port),
+            "TRIBUNAL_HTTP_HOST": "127.0.0.1",
+            "TRIBUNAL_DATABASE": str(self.database),
+            "TRIBUNAL_ARBITER_BACKEND": "none",
+        })
+        if fault:
+            env["TRIBUNAL_FAULT"] = fault
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        self.http = aiohttp.ClientSession()
+        await wait_until(self._healthy, "the HTTP endpoint")
+
+    async def _healthy(self) -> bool:
+        assert self.proc is not None and self.http is not None
+        if self.proc.returncode is not None:
+            stderr = await self.proc.stderr.read() if self.proc.stderr else b""
+            raise AssertionError(f"tribunal run exited: {stderr!r}")
+        try:
+            async with self.http.get(f"http://127.0.0.1:{self.port}/healthz") as r:
+                return r.status == 200
+        except aiohttp.ClientError:
+            return False
+
+    async def send(self, body: dict[str, Any]) -> int:
+        assert self.http is not None
+        raw, ctype = encode_body(body)
+        async with self.http.post(f"http://127.0.0.1:{self.port}/slack/events",
+                                  data=raw.encode(),
+                                  headers=signed_headers(raw, ctype)) as r:
+            return r.status
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, nothing is flushed."""
+        assert self.proc is not None and self.http is not None
+        self.proc.send_signal(signal.SIGKILL)
+        await self.proc.wait()
+        await self.http.close()
+
+
+def rows(database: Path, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        return db.execute(sql).fetchall()
+
+
+async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "run.db"
+    run = Run(slack_api, database, tmp_path)
+
+    # 1. A room waiting for a human decision (ESCALATE with buttons).
+    await run.start()
+    try:
+        assert await run.send(slash_command(
+            "roles owner:BOWNER reviewer:<@UREVIEWER|rev>", user="UADMIN",
+            response_url=slack_api.response_url())) == 200
+
+        async def bound() -> bool:
+            return bool(slack_api.responses)
+
+        await wait_until(bound, "the /arbiter reply")  # commands are not stored first (yet)
+        assert await run.send(message_event("로그인 버그 고쳐줘", ts=THREAD)) == 200
+        assert await run.send(message_event(
+            "BLOCKED: DB 접속 정보가 없어 진행할 수 없습니다.", user=None, bot_id="BOWNER",
+            subtype="bot_message", thread_ts=THREAD, ts="1795946401.000200")) == 200
+        assert await run.send(message_event(
+            "접속 정보 없이도 목(mock)으로 테스트할 수 있습니다.", user="UREVIEWER",
+            bot_id="BREVIEW", thread_ts=THREAD, ts="1795946402.000300")) == 200
+
+        async def escalated() -> bool:
+            return any(m.get("thread_ts") == THREAD and any(
+                b["type"] == "actions" for b in m.get("blocks", []))
+                for m in slack_api.messages.values())
+
+        await wait_until(escalated, "the ESCALATE verdict with buttons")
+    finally:
+        await run.kill()
+
+    # 2. A digit answer and a burst of ten, each acknowledged, then SIGKILL.
+    run = Run(slack_api, database, tmp_path)
+    await run.start(fault="after_store")
+    try:
+        assert await run.send(message_event("1", thread_ts=THREAD,
+                                            ts="1795946410.000100")) == 200
+        for n in range(10):
+            text = "이 작업도 부탁합니다" if n == 0 else f"추가 요청 {n}"
+            ts = BURST if n == 0 else f"17959465{n:02d}.000200"
+            assert await run.send(message_event(
+                text, thread_ts=None if n == 0 else BURST, ts=ts)) == 200
+    finally:
+        await run.kill()
+    waiting = rows(database, "SELECT message_id FROM messages WHERE processed = 0 ORDER BY seq")
+    assert len(waiting) == 11, waiting  # all stored before their 200, none processed
+    assert waiting[0] == ("C0WATCH:1795946410.000100",)  # the digit, first
+    assert rows(database, "SELECT status FROM escalations") == [("pending",)]
+
+    # 3. The next start processes every one of them, in order.
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        async def confirmed() -> bool:
+            return any(c.args.get("text", "").startswith("✅ 사용자 결정: 1.")
+                       for c in slack_api.calls_to("chat.postMessage"))
+
+        await wait_until(confirmed, "the confirmation of the digit answer")
+
+        async def all_processed() -> bool:
+            return not rows(database, "SELECT seq FROM messages WHERE processed = 0")
+
+        await wait_until(all_processed, "every stored message processed")
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT status, answer_option, answered_by FROM escalations") == [
+        ("answered", 1, "UALICE")]
+    burst = rows(database, "SELECT COUNT(*) FROM messages WHERE room_id = "
+                           f"'slack:C0WATCH:{BURST}' AND epoch >= 1")
+    assert burst == [(10,)]  # applied: each human message started an epoch
