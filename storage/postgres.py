@@ -42,6 +42,7 @@ _JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
 MIGRATION_LOCK = 0x74726962756E616C
 CONNECT_TIMEOUT = 10.0  # seconds for one connection attempt at start
 POOL_MAX_SIZE = 10  # connections per process; a unit of work holds one
+CLOSE_GRACE = 1.0  # seconds for connections in use to be given back at close
 # What the server, the network or the URL can raise at start; anything else is a bug.
 _UNUSABLE = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError, ValueError)
 
@@ -207,7 +208,12 @@ class PostgresStorage(Storage):
     async def close(self) -> None:
         if self._pool is not None:
             pool, self._pool = self._pool, None
-            await pool.close()
+            try:
+                # A unit of work cut short at shutdown may still hold its
+                # connection; `tribunal run` must stop within its deadline.
+                await asyncio.wait_for(pool.close(), CLOSE_GRACE)
+            except TimeoutError:
+                pool.terminate()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:

@@ -5,6 +5,8 @@ test_storage_contract.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -139,3 +141,24 @@ def test_tribunal_run_refuses_a_database_it_cannot_reach(tmp_path: Path) -> None
     assert result.returncode == 2, result.stderr
     assert "cannot connect" in result.stderr and "Traceback" not in result.stderr
     assert "s3cret" not in result.stderr and "tribunal running" not in result.stderr
+
+
+async def test_close_does_not_wait_for_a_unit_of_work_left_open(postgres_database: str) -> None:
+    # At shutdown a cancelled task may not have given its connection back yet;
+    # closing must still finish (the bot has a stop deadline to keep).
+    store = PostgresStorage(postgres_database)
+    await store.open()
+    entered, never = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with store.transaction():
+            entered.set()
+            await never.wait()
+
+    task = asyncio.create_task(hold())
+    await entered.wait()
+    await asyncio.wait_for(store.close(), 30)  # a guard against hanging, not a timing claim
+    assert store._pool is None
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, asyncpg.InterfaceError):
+        await task
