@@ -34,6 +34,7 @@ def test_a_skipped_postgres_test_fails_only_under_ci(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str
 ) -> None:
     monkeypatch.setenv("CI", ci)
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makeconftest(INNER_CONFTEST)
     pytester.makepyfile(INNER_TESTS)
     result = pytester.runpytest("-p", "no:cacheprovider", "-rfs")
