@@ -14,7 +14,7 @@ import threading
 from collections.abc import Coroutine
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot import logs, startup
 from bot.cli_options import global_options, secret_values, version
@@ -22,10 +22,7 @@ from bot.config import Settings, SettingsError, load_settings
 from bot.ops_server import OpsServerError, start_ops_server
 from bot.platforms import PlatformRunner, cancel_all
 from bot.transcript import TranscriptError
-from storage.base import DatabaseUnusable
-
-if TYPE_CHECKING:
-    from storage.sqlite import SqliteStorage
+from storage.base import DatabaseUnusable, Storage
 
 log = logging.getLogger("tribunal")
 
@@ -61,11 +58,15 @@ def _parser() -> argparse.ArgumentParser:
                             parents=[global_options()])
     replay.add_argument("file", help="transcript file (JSON Lines), or - for stdin")
     replay.add_argument("--json", action="store_true", help="print events as JSON lines")
-    replay.add_argument("--database", help="SQLite file (default: TRIBUNAL_DATABASE)")
+    replay.add_argument(
+        "--database", help="SQLite file or postgresql:// URL (default: TRIBUNAL_DATABASE)"
+    )
     demo = sub.add_parser("demo", help="replay the bundled example (no credentials needed)",
                           parents=[global_options()])
     demo.add_argument("--json", action="store_true", help="print events as JSON lines")
-    demo.add_argument("--database", help="SQLite file (default: a temporary file)")
+    demo.add_argument(
+        "--database", help="SQLite file or postgresql:// URL (default: a temporary SQLite file)"
+    )
     return parser
 
 
@@ -119,11 +120,12 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_replay(settings, database, lines, args.json, args.file))
 
 
-async def _open_storage(path: str) -> SqliteStorage | None:
-    """The database, checked (see SqliteStorage.open), or None after saying why."""
-    from storage.sqlite import SqliteStorage
+async def _open_storage(database: str) -> Storage | None:
+    """The database (a SQLite file or a PostgreSQL URL), checked when it opens,
+    or None after saying why."""
+    from storage.backends import storage_for
 
-    storage = SqliteStorage(path)
+    storage = storage_for(database)
     try:
         await storage.open()
     except DatabaseUnusable as exc:

@@ -17,7 +17,6 @@ import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
-from importlib import resources
 from typing import Any
 
 import aiosqlite
@@ -34,7 +33,10 @@ from storage.base import (
     Storage,
     Transaction,
 )
+from storage.schema import latest_version, migrations, statements
 from storage.sqlite_writes import SqliteRoomTransaction, SqliteTransaction, load_row
+
+__all__ = ["SqliteStorage", "migrations"]
 
 _row = load_row
 
@@ -50,15 +52,6 @@ def _can_create_files_in(folder: str) -> bool:
     os.close(fd)
     os.unlink(probe)
     return True
-
-
-def migrations() -> list[tuple[int, str]]:
-    folder = resources.files("storage").joinpath("migrations")
-    found = []
-    for entry in folder.iterdir():
-        if entry.name.endswith(".sql"):
-            found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
-    return sorted(found)
 
 
 class SqliteStorage(Storage):
@@ -117,7 +110,7 @@ class SqliteStorage(Storage):
         return int(row[0] or 0) if row is not None else 0
 
     def _check_version(self, current: int) -> None:
-        known = max((version for version, _ in migrations()), default=0)
+        known = latest_version()
         if current > known:
             # Old code could misread or damage what a newer release wrote.
             raise DatabaseUnusable(
@@ -179,12 +172,8 @@ class SqliteStorage(Storage):
                 self._check_version(current)  # again, under the write lock
                 for version, sql in migrations():
                     if version > current:
-                        code = "\n".join(
-                            line for line in sql.splitlines() if not line.lstrip().startswith("--")
-                        )
-                        for statement in code.split(";"):
-                            if statement.strip():
-                                await self.db.execute(statement)
+                        for statement in statements(sql):
+                            await self.db.execute(statement)
                         await self.db.execute(
                             "INSERT INTO schema_version (version) VALUES (?)", (version,)
                         )
@@ -275,7 +264,8 @@ class SqliteStorage(Storage):
     async def get_bindings(self, platform: str, channel: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for row in await self._all(
-            "SELECT role, user_id FROM bindings WHERE platform = ? AND channel = ?",
+            "SELECT role, user_id FROM bindings WHERE platform = ? AND channel = ?"
+            " ORDER BY role, user_id",
             (platform, channel),
         ):
             out.setdefault(row["role"], []).append(row["user_id"])
@@ -283,7 +273,8 @@ class SqliteStorage(Storage):
 
     async def get_settings(self, scope: str, scope_id: str) -> dict[str, Any]:
         rows = await self._all(
-            "SELECT key, value FROM settings WHERE scope = ? AND scope_id = ?", (scope, scope_id)
+            "SELECT key, value FROM settings WHERE scope = ? AND scope_id = ? ORDER BY key",
+            (scope, scope_id),
         )
         return {row["key"]: json.loads(row["value"]) for row in rows}
 

@@ -150,7 +150,10 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
     assert waiting[0] == ("C0WATCH:1795946410.000100",)  # the digit, first
     assert rows(database, "SELECT status FROM escalations") == [("pending",)]
 
-    # 3. The next start processes every one of them, in order.
+    # 3. The next start processes every one of them, in order. A killed process
+    # takes its pacing state with it; a real restart outlasts Slack's one-second
+    # channel window, and so does this one (the fake counts every 429).
+    await asyncio.sleep(1.1)
     run = Run(slack_api, database, tmp_path)
     await run.start()
     try:

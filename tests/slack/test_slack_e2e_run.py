@@ -1,6 +1,7 @@
 """`tribunal run` in HTTP mode as a real subprocess against the fake Web API:
 signed events in, a verdict with buttons out, a click answered, a forged
-request refused, a clean shutdown on SIGTERM."""
+request refused, a clean shutdown on SIGTERM; once on the default SQLite file
+and once on a PostgreSQL database."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
@@ -42,7 +44,17 @@ async def wait_until(check, what: str, within: float = 20.0) -> None:  # type: i
         await asyncio.sleep(0.05)
 
 
-async def test_tribunal_run_http_mode_end_to_end(slack_api: FakeSlackAPI, tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """TRIBUNAL_DATABASE for the run: the default SQLite file, then a PostgreSQL URL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "run.db")
+    return str(request.getfixturevalue("postgres_database"))
+
+
+async def test_tribunal_run_http_mode_end_to_end(
+    slack_api: FakeSlackAPI, tmp_path: Path, database: str
+) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_")) and "proxy" not in k.lower()}
@@ -55,7 +67,7 @@ async def test_tribunal_run_http_mode_end_to_end(slack_api: FakeSlackAPI, tmp_pa
         "TRIBUNAL_SLACK_API_URL": slack_api.url,
         "TRIBUNAL_HTTP_PORT": str(port),
         "TRIBUNAL_HTTP_HOST": "127.0.0.1",
-        "TRIBUNAL_DATABASE": str(tmp_path / "run.db"),
+        "TRIBUNAL_DATABASE": database,
         "TRIBUNAL_ARBITER_BACKEND": "none",
     })
     proc = await asyncio.create_subprocess_exec(

@@ -1,0 +1,434 @@
+"""PostgreSQL through asyncpg: the backend for several Tribunal processes.
+
+`TRIBUNAL_DATABASE=postgresql://user:password@host:5432/dbname` selects it.
+A pool of connections serves the process; each unit of work holds one
+connection for its transaction (READ COMMITTED), so rooms write in parallel
+where SQLite's single connection takes them one at a time. Reads made inside
+a unit of work go through its connection and see its writes, as on SQLite.
+
+The schema is the SQLite migrations translated by `storage.schema`. Instances
+that start together migrate one at a time under an advisory lock, and a
+schema newer than this code is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+
+from storage.base import (
+    ArbitrationRow,
+    AuditRow,
+    DatabaseUnusable,
+    EscalationRow,
+    MessageRow,
+    OutboxRow,
+    PendingCounts,
+    RoomTransaction,
+    Storage,
+    Transaction,
+)
+from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction
+from storage.schema import latest_version, postgres_migrations
+
+_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+# Key of the session-wide advisory lock taken around migrating ("tribunal" in
+# ASCII): every Tribunal on the same database agrees on it.
+MIGRATION_LOCK = 0x74726962756E616C
+CONNECT_TIMEOUT = 10.0  # seconds for one connection attempt at start
+POOL_MAX_SIZE = 10  # connections per process; a unit of work holds one
+CLOSE_GRACE = 1.0  # seconds for connections in use to be given back at close
+# What the server, the network or the URL can raise at start; anything else is a bug.
+_UNUSABLE = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError, ValueError)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.split(':', 1)[0]}:***@{host}"
+    query = "&".join(
+        "password=***" if item.split("=", 1)[0] == "password" else item
+        for item in parts.query.split("&")
+    ) if parts.query else ""
+    # Spelt out: urlunsplit would drop the `//` of a URL without a host.
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _row(record: asyncpg.Record) -> dict[str, Any]:
+    out = dict(record)
+    for key in _JSON_FIELDS & out.keys():
+        if out[key] is not None:
+            out[key] = json.loads(out[key])
+    return out
+
+
+def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:
+    for key in ("options", "overrides"):
+        if row.get(key) is None:
+            row[key] = []
+    if row.get("evidence") is None:
+        row["evidence"] = {}
+    return row
+
+
+class PostgresStorage(Storage):
+    def __init__(self, url: str, *, max_size: int = POOL_MAX_SIZE) -> None:
+        self.url = url
+        self.max_size = max_size
+        self._pool: asyncpg.Pool | None = None
+        # The connection of the unit of work a task is in: its own reads use it.
+        self._owners: dict[asyncio.Task[Any], asyncpg.Connection] = {}
+        # Units of one room in this process queue in order (asyncio locks are
+        # FIFO); the advisory lock then orders them against other instances.
+        self._room_locks: dict[str, asyncio.Lock] = {}
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError("storage is not open")
+        return self._pool
+
+    async def open(self) -> None:
+        """Connect, migrate, and prove the database writable, or raise DatabaseUnusable."""
+        try:
+            self._pool = await asyncpg.create_pool(
+                self.url, min_size=1, max_size=self.max_size, timeout=CONNECT_TIMEOUT
+            )
+            async with self.pool.acquire() as conn:
+                # Before anything writes: a newer release's schema is left as it was.
+                self._check_version(await self._schema_version(conn))
+                await self._migrate(conn)
+                await self._probe_write(conn)
+        except BaseException as exc:
+            await self.close()
+            if isinstance(exc, _UNUSABLE):
+                raise DatabaseUnusable(self._explain(exc)) from None
+            raise
+
+    @staticmethod
+    async def _schema_version(conn: asyncpg.Connection) -> int:
+        if await conn.fetchval("SELECT to_regclass('schema_version')") is None:
+            return 0
+        return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
+
+    def _check_version(self, current: int) -> None:
+        known = latest_version()
+        if current > known:
+            # Old code could misread or damage what a newer release wrote.
+            raise DatabaseUnusable(
+                f"{redact(self.url)} has schema version {current}, newer than this Tribunal "
+                f"knows ({known}): it was written by a newer release. Upgrade Tribunal, or "
+                "point TRIBUNAL_DATABASE at another database")
+
+    async def _migrate(self, conn: asyncpg.Connection) -> None:
+        """Apply pending migrations in one transaction, one instance at a time.
+
+        The transaction-scoped advisory lock is taken before even the
+        `CREATE TABLE IF NOT EXISTS`, which is not safe against itself
+        running concurrently; a second instance waits, then finds the work
+        done. DDL is transactional here, so a failed version leaves nothing.
+        """
+        async with conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+            await conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)"
+            )
+            current = await self._schema_version(conn)
+            self._check_version(current)  # again, under the lock
+            for version, statements in postgres_migrations():
+                if version <= current:
+                    continue
+                for statement in statements:
+                    await conn.execute(statement)
+                await self._sync_identities(conn)
+                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+
+    @staticmethod
+    async def _sync_identities(conn: asyncpg.Connection) -> None:
+        """Move every identity past the highest id its table holds.
+
+        A migration that rebuilds a table copies its rows with their ids; on
+        SQLite AUTOINCREMENT continues after them by itself, here the identity
+        would hand out the copied ids again.
+        """
+        columns = await conn.fetch(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND is_identity = 'YES'"
+        )
+        for column in columns:
+            table, name = _ident(column["table_name"]), _ident(column["column_name"])
+            await conn.execute(
+                f"SELECT setval(pg_get_serial_sequence($1, $2),"
+                f" COALESCE((SELECT MAX({name}) FROM {table}), 0) + 1, false)",
+                table,
+                column["column_name"],
+            )
+
+    @staticmethod
+    async def _probe_write(conn: asyncpg.Connection) -> None:
+        """One write, rolled back: an up-to-date schema opens without writing, so a
+        read-only database (a standby, a read-only role) would otherwise pass and
+        fail on the first message."""
+        tx = conn.transaction()
+        await tx.start()
+        try:
+            await conn.execute("INSERT INTO schema_version (version) VALUES (-1)")
+        finally:
+            await tx.rollback()
+
+    def _explain(self, exc: BaseException) -> str:
+        """What went wrong with the server, in words an operator can act on."""
+        where = redact(self.url)
+        refused = (asyncpg.InvalidPasswordError, asyncpg.InvalidAuthorizationSpecificationError)
+        if isinstance(exc, refused):
+            return f"{where}: the server refused the credentials ({exc})"
+        if isinstance(exc, asyncpg.InvalidCatalogNameError):
+            return f"{where}: the database does not exist ({exc}); create it first"
+        if isinstance(exc, asyncpg.ReadOnlySQLTransactionError):
+            return f"{where} is read-only ({exc}); the bot must be able to write to it"
+        if isinstance(exc, asyncpg.InsufficientPrivilegeError):
+            return f"{where}: the user may not create or write the tables ({exc})"
+        if isinstance(exc, TimeoutError):
+            return f"{where}: no answer from the server within {CONNECT_TIMEOUT:.0f} s"
+        if isinstance(exc, OSError):
+            return f"{where}: cannot connect ({exc.strerror or exc}); is PostgreSQL running there?"
+        if isinstance(exc, ValueError | asyncpg.InterfaceError):
+            return f"{where} is not a usable PostgreSQL URL ({exc})"
+        return f"{where}: {exc}"
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            try:
+                # A unit of work cut short at shutdown may still hold its
+                # connection; `tribunal run` must stop within its deadline.
+                await asyncio.wait_for(pool.close(), CLOSE_GRACE)
+            except TimeoutError:
+                pool.terminate()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Transaction]:
+        task = asyncio.current_task()
+        async with self.pool.acquire() as conn, conn.transaction():
+            if task is not None:
+                self._owners[task] = conn
+            try:
+                yield PostgresTransaction(conn)
+            finally:
+                if task is not None:
+                    self._owners.pop(task, None)
+
+    @asynccontextmanager
+    async def room(self, room_id: str) -> AsyncIterator[RoomTransaction]:
+        """The room's unit of work, serialized cluster-wide: a transaction-level
+        advisory lock on the room id, released at commit or rollback, so every
+        instance sees the state the last one committed."""
+        task = asyncio.current_task()
+        lock = self._room_locks.setdefault(room_id, asyncio.Lock())
+        async with lock, self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", room_id)
+            state = await conn.fetchval("SELECT state FROM rooms WHERE id = $1", room_id)
+            if task is not None:
+                self._owners[task] = conn
+            try:
+                yield PostgresRoomTransaction(conn, room_id, None if state is None else str(state))
+            finally:
+                if task is not None:
+                    self._owners.pop(task, None)
+
+    async def _all(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        task = asyncio.current_task()
+        if task is not None and task in self._owners:
+            # As on SQLite: the core reads through its unit (Transaction.get_*),
+            # never through Storage in the middle of one.
+            raise RuntimeError("a read through Storage inside a unit of work: read "
+                               "through the unit (Transaction.get_*) instead")
+        return [_row(r) for r in await self.pool.fetch(sql, *params)]
+
+    async def _one(self, sql: str, *params: Any) -> dict[str, Any] | None:
+        rows = await self._all(sql, *params)
+        return rows[0] if rows else None
+
+    async def load_room_state(self, room_id: str) -> str | None:
+        row = await self._one("SELECT state FROM rooms WHERE id = $1", room_id)
+        return None if row is None else str(row["state"])
+
+    async def unprocessed_messages(self, room_id: str | None = None) -> list[MessageRow]:
+        if room_id is None:
+            rows = await self._all("SELECT * FROM messages WHERE processed = 0 ORDER BY seq")
+        else:
+            rows = await self._all(
+                "SELECT * FROM messages WHERE processed = 0 AND room_id = $1 ORDER BY seq",
+                room_id,
+            )
+        return [MessageRow.model_validate(r) for r in rows]
+
+    async def rooms_with_open_turns(self) -> list[str]:
+        # `->>` is NULL for a missing key and for JSON null, like json_extract.
+        rows = await self._all(
+            "SELECT id FROM rooms WHERE (state::json ->> 'open_turn') IS NOT NULL ORDER BY id"
+        )
+        return [str(r["id"]) for r in rows]
+
+    async def latest_room(self, platform: str, channel: str) -> str | None:
+        row = await self._one(
+            "SELECT id FROM rooms WHERE platform = $1 AND channel = $2"
+            " ORDER BY last_activity_at DESC LIMIT 1",
+            platform,
+            channel,
+        )
+        return None if row is None else str(row["id"])
+
+    async def get_bindings(self, platform: str, channel: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for row in await self._all(
+            "SELECT role, user_id FROM bindings WHERE platform = $1 AND channel = $2"
+            " ORDER BY role, user_id",
+            platform,
+            channel,
+        ):
+            out.setdefault(row["role"], []).append(row["user_id"])
+        return out
+
+    async def get_settings(self, scope: str, scope_id: str) -> dict[str, Any]:
+        rows = await self._all(
+            "SELECT key, value FROM settings WHERE scope = $1 AND scope_id = $2 ORDER BY key",
+            scope,
+            scope_id,
+        )
+        return {row["key"]: json.loads(row["value"]) for row in rows}
+
+    async def get_arbitration(self, arbitration_id: int) -> ArbitrationRow | None:
+        row = await self._one("SELECT * FROM arbitrations WHERE id = $1", arbitration_id)
+        return None if row is None else ArbitrationRow.model_validate(_with_defaults(row))
+
+    async def unfinished_arbitrations(self) -> list[ArbitrationRow]:
+        rows = await self._all(
+            "SELECT * FROM arbitrations WHERE status IN ('pending', 'running') ORDER BY id"
+        )
+        return [ArbitrationRow.model_validate(_with_defaults(r)) for r in rows]
+
+    async def room_arbitrations(
+        self, room_id: str, *, since: datetime | None = None, limit: int = 10
+    ) -> list[ArbitrationRow]:
+        rows = await self._all(
+            "SELECT * FROM arbitrations WHERE room_id = $1 AND status = 'done'"
+            " AND created_at >= $2 ORDER BY id DESC LIMIT $3",
+            room_id,
+            since.isoformat() if since else "",
+            limit,
+        )
+        return [ArbitrationRow.model_validate(_with_defaults(r)) for r in reversed(rows)]
+
+    async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
+        row = await self._one("SELECT * FROM escalations WHERE id = $1", escalation_id)
+        return None if row is None else EscalationRow.model_validate(row)
+
+    async def due_reminders(self, created_before: datetime) -> list[EscalationRow]:
+        rows = await self._all(
+            "SELECT * FROM escalations WHERE status = 'pending' AND reminded_at IS NULL"
+            " AND created_at <= $1 ORDER BY id",
+            created_before.isoformat(),
+        )
+        return [EscalationRow.model_validate(r) for r in rows]
+
+    async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
+        row = await self._one("SELECT * FROM outbox WHERE id = $1", outbox_id)
+        return None if row is None else OutboxRow.model_validate(row)
+
+    async def pending_rooms(self, platforms: list[str], limit: int = 1000) -> list[str]:
+        if not platforms:
+            return []
+        # A room id is "platform:channel:thread"; one without ':' has no platform.
+        rows = await self._all(
+            "SELECT DISTINCT room_id FROM outbox WHERE status = 'pending'"
+            " AND strpos(room_id, ':') > 0 AND split_part(room_id, ':', 1) = ANY($1::text[])"
+            " LIMIT $2",
+            platforms,
+            limit,
+        )
+        return [str(r["room_id"]) for r in rows]
+
+    async def pending_outbox(self, room_id: str, limit: int = 50) -> list[OutboxRow]:
+        rows = await self._all(
+            "SELECT * FROM outbox WHERE room_id = $1 AND status = 'pending' ORDER BY id LIMIT $2",
+            room_id,
+            limit,
+        )
+        return [OutboxRow.model_validate(r) for r in rows]
+
+    async def human_messages(
+        self, room_id: str, since_seq: int, limit: int
+    ) -> tuple[list[MessageRow], int]:
+        rows = await self._all(
+            "SELECT * FROM messages WHERE room_id = $1 AND role = 'user' AND seq >= $2"
+            " AND processed = 1 ORDER BY seq DESC LIMIT $3",
+            room_id,
+            since_seq,
+            limit + 1,
+        )
+        omitted = 0
+        if len(rows) > limit:
+            count = await self._one(
+                "SELECT COUNT(*) AS n FROM messages WHERE room_id = $1 AND role = 'user'"
+                " AND seq >= $2",
+                room_id,
+                since_seq,
+            )
+            omitted = int(count["n"]) - limit if count else 0
+            rows = rows[:limit]
+        return [MessageRow.model_validate(r) for r in reversed(rows)], omitted
+
+    async def agent_turn_messages(self, room_id: str, turns: int) -> tuple[list[MessageRow], int]:
+        keep = [
+            r["turn_no"]
+            for r in await self._all(
+                "SELECT DISTINCT turn_no FROM messages WHERE room_id = $1"
+                " AND turn_no IS NOT NULL ORDER BY turn_no DESC LIMIT $2",
+                room_id,
+                turns,
+            )
+        ]
+        if not keep:
+            return [], 0
+        first = min(keep)
+        rows = await self._all(
+            "SELECT * FROM messages WHERE room_id = $1 AND turn_no >= $2 AND role IN"
+            " ('owner', 'reviewer') ORDER BY seq",
+            room_id,
+            first,
+        )
+        # Only agent turns are numbered, densely per room: `first - 1` came before.
+        return [MessageRow.model_validate(r) for r in rows], max(first - 1, 0)
+
+    async def pending_counts(self) -> PendingCounts:
+        row = await self._one(
+            "SELECT (SELECT count(*) FROM outbox WHERE status = 'pending') AS outbox,"
+            " (SELECT count(*) FROM escalations WHERE status = 'pending') AS escalations"
+        )
+        assert row is not None  # a SELECT without FROM always yields its one row
+        return PendingCounts(outbox=int(row["outbox"]), escalations=int(row["escalations"]))
+
+    async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]:
+        rows = await self._all(
+            "SELECT * FROM audit_log WHERE platform = $1 AND channel = $2"
+            " ORDER BY id DESC LIMIT $3",
+            platform,
+            channel,
+            limit,
+        )
+        return [AuditRow.model_validate(r) for r in rows]

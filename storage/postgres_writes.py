@@ -1,0 +1,308 @@
+"""The writes of the PostgreSQL backend: one `PostgresTransaction` per unit of work.
+
+Each method is the statement of `storage/sqlite_writes.py` in PostgreSQL's
+dialect, with the same effect: `ON CONFLICT DO NOTHING` for SQLite's
+`INSERT OR IGNORE`, `RETURNING` for `lastrowid`, the status tag's row count
+for `rowcount`. Values are stored exactly as SQLite stores them (ISO-8601
+text for times, JSON text for structures), so both backends read back alike.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from storage.base import (
+    ArbitrationRow,
+    EscalationRow,
+    MessageRow,
+    OutboxRow,
+    RoomTransaction,
+    Transaction,
+)
+from storage.sqlite_writes import dump
+
+_ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _rows_changed(status: str) -> int:
+    """Rows an INSERT/UPDATE/DELETE touched, from its status tag ("UPDATE 1")."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+
+
+def load_row(record: asyncpg.Record) -> dict[str, Any]:
+    """A row as the row models expect it: JSON columns decoded."""
+    out = dict(record)
+    for key in _JSON_FIELDS & out.keys():
+        if out[key] is not None:
+            out[key] = json.loads(out[key])
+    return out
+
+
+class PostgresTransaction(Transaction):
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
+        row = await self.conn.fetchrow("SELECT * FROM escalations WHERE id = $1", escalation_id)
+        return None if row is None else EscalationRow.model_validate(load_row(row))
+
+    async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
+        row = await self.conn.fetchrow("SELECT * FROM outbox WHERE id = $1", outbox_id)
+        return None if row is None else OutboxRow.model_validate(load_row(row))
+
+    async def insert_message(self, row: MessageRow) -> int | None:
+        seq = await self.conn.fetchval(
+            "INSERT INTO messages (platform, message_id, room_id, author, role, text,"
+            " ts, epoch, turn_no, processed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            " ON CONFLICT DO NOTHING RETURNING seq",
+            row.platform,
+            row.message_id,
+            row.room_id,
+            row.author,
+            row.role,
+            row.text,
+            row.ts.isoformat(),
+            row.epoch,
+            row.turn_no,
+            int(row.processed),
+        )
+        return None if seq is None else int(seq)
+
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
+        await self.conn.execute(
+            "UPDATE messages SET processed = 1, epoch = $1, turn_no = $2 WHERE seq = $3",
+            epoch,
+            turn_no,
+            seq,
+        )
+
+    async def save_room_state(
+        self,
+        room_id: str,
+        platform: str,
+        channel: str,
+        thread: str | None,
+        state: str,
+        at: datetime,
+    ) -> None:
+        await self.conn.execute(
+            "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO UPDATE SET"
+            " state = excluded.state, last_activity_at = excluded.last_activity_at",
+            room_id,
+            platform,
+            channel,
+            thread,
+            state,
+            at.isoformat(),
+        )
+
+    async def create_arbitration(
+        self, room_id: str, epoch: int, trigger: str, evidence: dict[str, Any], at: datetime
+    ) -> int:
+        new_id = await self.conn.fetchval(
+            "INSERT INTO arbitrations (room_id, epoch, trigger, evidence, status, created_at)"
+            " VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id",
+            room_id,
+            epoch,
+            trigger,
+            dump(evidence),
+            at.isoformat(),
+        )
+        return int(new_id)
+
+    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
+        unknown = set(fields) - _ARBITRATION_FIELDS
+        if unknown:
+            raise ValueError(f"unknown arbitration fields: {sorted(unknown)}")
+        # Names come from the model's fields (checked above), never from input.
+        assignments = ", ".join(f"{name} = ${n}" for n, name in enumerate(fields, start=1))
+        await self.conn.execute(
+            f"UPDATE arbitrations SET {assignments} WHERE id = ${len(fields) + 1}",
+            *(dump(v) for v in fields.values()),
+            arbitration_id,
+        )
+
+    async def create_escalation(self, row: EscalationRow) -> None:
+        await self.conn.execute(
+            "INSERT INTO escalations (id, room_id, options, allowed, requester, status,"
+            " verdict_outbox_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            row.id,
+            row.room_id,
+            dump(row.options),
+            dump(row.allowed),
+            row.requester,
+            row.status,
+            row.verdict_outbox_id,
+            row.created_at.isoformat(),
+        )
+
+    async def answer_escalation(
+        self,
+        escalation_id: int,
+        *,
+        option: int | None,
+        label: str | None,
+        text: str | None,
+        kind: str,
+        by: str,
+        at: datetime,
+    ) -> bool:
+        # Under READ COMMITTED a second answer waits for the first one's commit
+        # and then re-checks `status = 'pending'`: exactly one wins.
+        status = await self.conn.execute(
+            "UPDATE escalations SET status = 'answered', answer_option = $1, answer_label = $2,"
+            " answer_text = $3, answer_kind = $4, answered_by = $5, answered_at = $6"
+            " WHERE id = $7 AND status = 'pending'",
+            option,
+            label,
+            text,
+            kind,
+            by,
+            at.isoformat(),
+            escalation_id,
+        )
+        return _rows_changed(status) == 1
+
+    async def cancel_other_escalations(self, room_id: str, keep: int) -> None:
+        await self.conn.execute(
+            "UPDATE escalations SET status = 'cancelled' WHERE room_id = $1"
+            " AND status = 'pending' AND id != $2",
+            room_id,
+            keep,
+        )
+
+    async def mark_reminded(self, escalation_id: int, at: datetime) -> None:
+        await self.conn.execute(
+            "UPDATE escalations SET reminded_at = $1 WHERE id = $2", at.isoformat(), escalation_id
+        )
+
+    async def set_escalation_outbox(self, escalation_id: int, outbox_id: int) -> None:
+        await self.conn.execute(
+            "UPDATE escalations SET verdict_outbox_id = $1 WHERE id = $2", outbox_id, escalation_id
+        )
+
+    async def enqueue(
+        self,
+        room_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        at: datetime,
+        edit_of: int | None = None,
+    ) -> int:
+        new_id = await self.conn.fetchval(
+            "INSERT INTO outbox (room_id, kind, payload, edit_of, status, created_at)"
+            " VALUES ($1, $2, $3, $4, 'pending', $5) RETURNING id",
+            room_id,
+            kind,
+            dump(payload),
+            edit_of,
+            at.isoformat(),
+        )
+        return int(new_id)
+
+    async def mark_outbox(
+        self,
+        outbox_id: int,
+        status: str,
+        *,
+        platform_message_id: str | None = None,
+        error: str | None = None,
+        at: datetime | None = None,
+        next_attempt_at: datetime | None = None,
+    ) -> None:
+        await self.conn.execute(
+            "UPDATE outbox SET status = $1,"
+            " platform_message_id = COALESCE($2, platform_message_id),"
+            " last_error = $3, attempts = attempts + 1, sent_at = COALESCE($4, sent_at),"
+            " next_attempt_at = $5 WHERE id = $6",
+            status,
+            platform_message_id,
+            error,
+            _iso(at),
+            _iso(next_attempt_at),
+            outbox_id,
+        )
+
+    async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
+        if value is None:
+            await self.conn.execute(
+                "DELETE FROM settings WHERE scope = $1 AND scope_id = $2 AND key = $3",
+                scope,
+                scope_id,
+                key,
+            )
+            return
+        await self.conn.execute(
+            "INSERT INTO settings (scope, scope_id, key, value) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (scope, scope_id, key) DO UPDATE SET value = excluded.value",
+            scope,
+            scope_id,
+            key,
+            json.dumps(value),
+        )
+
+    async def set_bindings(self, platform: str, channel: str, role: str, ids: list[str]) -> None:
+        await self.conn.execute(
+            "DELETE FROM bindings WHERE platform = $1 AND channel = $2 AND role = $3",
+            platform,
+            channel,
+            role,
+        )
+        await self.conn.executemany(
+            "INSERT INTO bindings (platform, channel, role, user_id) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT DO NOTHING",
+            [(platform, channel, role, user_id) for user_id in ids],
+        )
+
+    async def add_audit(
+        self,
+        *,
+        at: datetime,
+        platform: str,
+        channel: str,
+        user_id: str,
+        action: str,
+        scope: str,
+        before: str | None,
+        after: str | None,
+    ) -> None:
+        await self.conn.execute(
+            "INSERT INTO audit_log (at, platform, channel, user_id, action, scope, before, after)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            at.isoformat(),
+            platform,
+            channel,
+            user_id,
+            action,
+            scope,
+            before,
+            after,
+        )
+
+
+class PostgresRoomTransaction(PostgresTransaction, RoomTransaction):
+    """A room's unit: the room's advisory lock is held for the whole transaction."""
+
+    def __init__(self, conn: asyncpg.Connection, room_id: str, state: str | None) -> None:
+        super().__init__(conn)
+        self.room_id = room_id
+        self.state = state
+
+    async def unprocessed_messages(self) -> list[MessageRow]:
+        rows = await self.conn.fetch(
+            "SELECT * FROM messages WHERE processed = 0 AND room_id = $1 ORDER BY seq",
+            self.room_id,
+        )
+        return [MessageRow.model_validate(load_row(r)) for r in rows]
