@@ -90,6 +90,24 @@ class Finding(BaseModel):
             self.terms = sorted(merged)
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A reading the rules are not sure of (a score between UNCERTAIN and MATCH),
+    for the optional progress judge. `key` finds it again in `decisions`."""
+
+    key: str
+    side: str  # "reviewer": is the clause a repeat of `label`? "owner": what did it do to `label`?
+    author: str
+    text: str
+    label: str
+    label_summary: str
+    rules_answer: str  # reviewer: "new" or the label; owner: an OwnerAction value
+
+
+def question_key(side: str, author: str, text: str) -> str:
+    return f"{side}:{author}:" + " ".join(text.split())[:300]
+
+
 @dataclass(slots=True)
 class RoundOutcome:
     """What a reviewer turn did, finding by finding."""
@@ -100,6 +118,7 @@ class RoundOutcome:
     withdrawn: list[str] = field(default_factory=list)
     uncertain: list[str] = field(default_factory=list)
     contradictions: list[tuple[str, str]] = field(default_factory=list)  # (earlier, new)
+    questions: list[Question] = field(default_factory=list)
     comparisons: list[dict[str, object]] = field(default_factory=list)
 
     @property
@@ -136,8 +155,17 @@ def _targets(
     return [], best_score
 
 
-def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerAction]:
-    """What the owner's turn did to each open finding."""
+def read_owner(
+    findings: list[Finding],
+    messages: list[str],
+    decisions: dict[str, str] | None = None,
+    questions: list[Question] | None = None,
+) -> dict[str, OwnerAction]:
+    """What the owner's turn did to each open finding.
+
+    A clause that names a finding without a fix or a refusal is a question for
+    the optional judge (`questions`); `decisions` are its answers, by key.
+    """
     open_findings = [f for f in findings if f.is_open]
     actions = {f.label: OwnerAction.UNTOUCHED for f in open_findings}
     if not open_findings:
@@ -148,6 +176,17 @@ def read_owner(findings: list[Finding], messages: list[str]) -> dict[str, OwnerA
     for text in clauses(messages):
         clause = owner_clause(text, raw)
         if clause.act is Act.FACT:
+            named, _ = _targets(clause, open_findings)
+            if named:
+                key = question_key("owner", "", text)
+                label = named[0].label
+                answer = (decisions or {}).get(key)
+                if answer in {a.value for a in OwnerAction}:
+                    actions[label] = OwnerAction(answer)
+                    addressed.add(label)
+                elif questions is not None:
+                    questions.append(Question(key, "owner", "", summary(text, 300), label,
+                                              named[0].summary, actions[label].value))
             continue
         # An owner answering a point rarely restates it: a looser match will do.
         # "2번" counts in the reviewer's list as it was raised, fixed ones included.
@@ -197,16 +236,18 @@ def judge_round(
     turns: Iterable[tuple[str, list[str]]],
     owner: dict[str, OwnerAction] | None,
     round_no: int,
+    decisions: dict[str, str] | None = None,
 ) -> RoundOutcome:
     """Apply one reviewer turn (per author) to the ledger, after the owner's turn.
 
     `owner` is None when the reviewer turn completes no round (it spoke before
     any owner turn); findings it raises still count, in the next round.
+    `decisions`: the optional judge's answers to the rules' questions, by key.
     """
     out = RoundOutcome()
     owner = owner or {}
     for author, messages in turns:
-        _judge_author(findings, author, messages, owner, round_no, out)
+        _judge_author(findings, author, messages, owner, round_no, out, decisions or {})
     _reversals(findings, out, round_no)
     return out
 
@@ -265,6 +306,7 @@ def _judge_author(
     owner: dict[str, OwnerAction],
     round_no: int,
     out: RoundOutcome,
+    decisions: dict[str, str],
 ) -> None:
     mine = [f for f in findings if f.author == author]
     open_before = [f for f in mine if f.is_open]
@@ -340,6 +382,19 @@ def _judge_author(
             dropped.update(f.label for f in targets)
             continue
         # A finding clause: a repeat of one of the author's findings, or new.
+        if UNCERTAIN <= best < MATCH and mine:
+            key = question_key("reviewer", author, text)
+            answer = decisions.get(key)
+            closest = max(mine, key=lambda f: score(clause.topic, f.topic()))
+            if answer == "new":
+                targets = []
+            elif answer is not None and any(f.label == answer for f in mine):
+                targets = [f for f in mine if f.label == answer]
+            else:
+                out.questions.append(Question(
+                    key, "reviewer", author, summary(text, 300), closest.label, closest.summary,
+                    targets[0].label if targets else "new",
+                ))
         out.comparisons.append(
             {"author": author, "clause": summary(text, 80), "best_score": round(best, 3),
              "matched": [f.label for f in targets]}
