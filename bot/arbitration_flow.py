@@ -16,6 +16,7 @@ from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
 from bot.context_loader import load_context
 from bot.detection import Deadlock, RoomState, start_epoch
+from bot.i18n import room_language
 from bot.models import (
     EscalationStatus,
     MessageKind,
@@ -64,7 +65,7 @@ class ArbitrationFlow:
                 )
             return
         _, values = await engine.thresholds(room)
-        language = str(values.get("language", "ko"))
+        language = await room_language(engine, room, state)
         progress_id = row.progress_outbox_id
         if progress_id is None:
             progress = OutgoingMessage(kind=MessageKind.PROGRESS, text=t("progress", language))
@@ -81,7 +82,8 @@ class ArbitrationFlow:
         deadlock = Deadlock(Trigger(trigger), str(evidence.get("after_message", "")), evidence)
         started = time.monotonic()
         ctx = await load_context(
-            storage, room, state, deadlock, values, turns=engine.settings.arbiter_context_turns
+            storage, room, state, deadlock, {**values, "language": language},
+            turns=engine.settings.arbiter_context_turns,
         )
         try:
             outcome = await self.arbitrator.arbitrate(ctx)
@@ -147,7 +149,7 @@ class ArbitrationFlow:
                 overrides=[f"no verdict could be recorded: {type(error).__name__}"],
             )
         # The room is not left reading "judging..." forever.
-        notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_unavailable", language))
+        notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_gave_up", language))
         try:
             async with engine.storage.transaction() as tx:
                 await tx.enqueue(room.id, "notice", notice.model_dump(mode="json"),
