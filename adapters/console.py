@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from bot import metrics
 from bot.clock import ManualClock
 from bot.engine import Engine
+from bot.markup import plain
 from bot.models import IncomingMessage, OutgoingMessage, Platform, RoomKey
 from bot.transcript import MessageLine, RoomLine, TranscriptError, parse_line
 
@@ -51,20 +52,25 @@ class ConsoleTransport:
         self._next += 1
         message_id = f"bot-{self._next}"
         self.posts.append((room.id, message))
-        self._print(f"[{room.label}] ⚖️ tribunal:\n{_indent(message.text)}\n")
+        self._print(f"[{room.label}] ⚖️ tribunal:\n{_indent(plain(message.text))}\n")
         return message_id
 
     async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
         self.edits.append((room.id, message_id, message))
-        if message.decided is not None:
-            self._print(f"[{room.label}] (buttons closed: {message.decided.n}. "
-                        f"{message.decided.label}; {message.decided_note or ''})\n")
+        decided = message.decided
+        if decided is not None:
+            # n == 0: a free-text answer, whose label is the whole decision line.
+            line = decided.label if decided.n == 0 else f"{decided.n}. {decided.label}"
+            note = plain(message.decided_note or "")
+            self._print(f"[{room.label}] (buttons closed: {line}; {note})\n")
         else:
-            self._print(f"[{room.label}] ⚖️ tribunal (updated):\n{_indent(message.text)}\n")
+            self._print(
+                f"[{room.label}] ⚖️ tribunal (updated):\n{_indent(plain(message.text))}\n"
+            )
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         self.private.append((room.id, user_id, text))
-        self._print(f"[{room.label}] (only {user_id} sees) {text}\n")
+        self._print(f"[{room.label}] (only {user_id} sees) {plain(text)}\n")
 
 
 def _indent(text: str) -> str:

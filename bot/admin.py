@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from bot import telemetry
@@ -15,7 +16,9 @@ from bot.channels import channel_scope
 from bot.commands import Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
 from bot.detection import manual_deadlock
+from bot.i18n import resolve, room_language
 from bot.ledger import Finding
+from bot.markup import mention, mentions, moment, strip
 from bot.models import CommandReply, CommandRequest, RoomKey
 from prompts.strings import t
 from storage.base import Transaction
@@ -25,9 +28,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+_LANG: ContextVar[str | None] = ContextVar("tribunal_command_language", default=None)
 _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
-NOT_ADMIN = "⛔ 이 명령은 관리자만 사용할 수 있습니다. (Only admins can use this subcommand.)"
-NO_ROOM = "ℹ️ 이 채널에는 아직 대화방이 없습니다. (No room in this channel yet.)"
 
 
 class AdminCommands:
@@ -35,21 +37,42 @@ class AdminCommands:
         self.engine = engine
 
     async def handle(self, request: CommandRequest) -> CommandReply:
+        try:
+            lang = await self._language(request)
+        except Exception:
+            log.exception("/arbiter: the room's language could not be read")
+            lang = self.engine.settings.language
+        # A context variable, not an attribute: commands for different rooms
+        # run concurrently, each in its own task (and so its own context).
+        _LANG.set(lang)
         parsed = parse_command(request.text)
         if isinstance(parsed, CommandError):
-            return CommandReply(text=parsed.message, ok=False)
+            return CommandReply(text=parsed.text(lang), ok=False)
         is_admin = request.is_platform_admin or request.user_id in self.engine.settings.admin_ids
         if parsed.changes_state and not is_admin:
-            return CommandReply(text=NOT_ADMIN, ok=False)
+            return CommandReply(text=self._t("cmd_not_admin"), ok=False)
         try:
             handler = getattr(self, "_" + parsed.name.replace("-", "_"))
             return await handler(request, parsed)  # type: ignore[no-any-return]
         except Exception:
             log.exception("/arbiter %s failed", parsed.name)
-            return CommandReply(
-                text="⚠️ 명령을 처리하지 못했습니다. 잠시 후 다시 시도해 주세요. (Command failed.)",
-                ok=False,
-            )
+            return CommandReply(text=self._t("cmd_failed"), ok=False)
+
+    async def _language(self, request: CommandRequest) -> str:
+        """The language of the room the command is about (its latest room when
+        given in a channel); the channel's or the global one when it has none."""
+        room = await self._room(request)
+        if room is None:
+            configured = (await self.engine.channels.get(request.platform, request.channel))
+            return resolve(configured.settings.get("language"), None, self.engine.settings.language)
+        return await room_language(self.engine, room)
+
+    @property
+    def lang(self) -> str:
+        return _LANG.get() or self.engine.settings.language
+
+    def _t(self, key: str, /, **fields: Any) -> str:
+        return t(key, self.lang, **fields)
 
     async def _room(self, request: CommandRequest) -> RoomKey | None:
         if request.thread:
@@ -119,18 +142,16 @@ class AdminCommands:
         except SettingsError as exc:
             return CommandReply(text=f"⚠️ {exc}", ok=False)
         before = await self._set(request, key, cmd.number, cmd.name)
-        where = "이 방" if request.thread else "이 채널"
-        return CommandReply(
-            text=f"✅ {where}의 `{key}`: {before} → {cmd.number} ({key} set to {cmd.number})"
-        )
+        where = "cmd_set_room" if request.thread else "cmd_set_channel"
+        return CommandReply(text=self._t(where, key=key, before=before, after=cmd.number))
 
     async def _pause(self, request: CommandRequest, cmd: Command) -> CommandReply:
         await self._set(request, "paused", True, "pause", channel_only=True)
-        return CommandReply(text="⏸️ 이 채널 감시를 멈췄습니다. (Watching paused.)")
+        return CommandReply(text=self._t("cmd_paused"))
 
     async def _resume(self, request: CommandRequest, cmd: Command) -> CommandReply:
         await self._set(request, "paused", None, "resume", channel_only=True)
-        return CommandReply(text="▶️ 이 채널 감시를 다시 시작합니다. (Watching resumed.)")
+        return CommandReply(text=self._t("cmd_resumed"))
 
     async def _roles(self, request: CommandRequest, cmd: Command) -> CommandReply:
         engine = self.engine
@@ -147,23 +168,19 @@ class AdminCommands:
                                   by=request.user_id, action="roles", scope=f"channel:{scope_id}",
                                   before=before, after=after)
         return CommandReply(
-            text=f"✅ 역할 지정: owner={', '.join(cmd.owner)} / reviewer={', '.join(cmd.reviewer)}"
-            " — 이 채널을 감시합니다. (Roles bound; this channel is now watched.)"
+            text=self._t("cmd_roles", owner=mentions(cmd.owner), reviewer=mentions(cmd.reviewer))
         )
 
     async def _summon(self, request: CommandRequest, cmd: Command) -> CommandReply:
         engine = self.engine
         room = await self._room(request)
         if room is None:
-            return CommandReply(text=NO_ROOM, ok=False)
+            return CommandReply(text=self._t("cmd_no_room"), ok=False)
         async with engine.lock(room):
             state = await engine.load_state(room)
             deadlock = manual_deadlock(state, after_message="")
             if deadlock is None:
-                return CommandReply(
-                    text="ℹ️ 이미 사용자 결정을 기다리고 있습니다. (Already waiting for a human.)",
-                    ok=False,
-                )
+                return CommandReply(text=self._t("cmd_already_waiting"), ok=False)
             async with engine.storage.transaction() as tx:
                 arbitration_id = await tx.create_arbitration(
                     room.id,
@@ -189,62 +206,69 @@ class AdminCommands:
             }
         )
         engine.spawn(engine.resume_arbitration(room, arbitration_id))
-        return CommandReply(text="⚖️ 중재를 요청했습니다. (Arbitration requested.)")
+        return CommandReply(text=self._t("cmd_summoned"))
 
     async def _status(self, request: CommandRequest, cmd: Command) -> CommandReply:
         engine = self.engine
         info = await engine.channels.get(request.platform, request.channel)
         room = await self._room(request)
+        yes, no = self._t("yes"), self._t("no")
+        watched = yes if info.watched else no
+        if info.paused:
+            watched = self._t("status_paused", watched=watched)
         lines = [
-            f"*Tribunal* — 감시: {'예' if info.watched else '아니오'}"
-            f"{' (일시정지)' if info.paused else ''}",
-            f"owner: {', '.join(info.owner) or '-'} / reviewer: {', '.join(info.reviewer) or '-'}",
+            self._t("status_watch", watched=watched),
+            self._t("status_roles", owner=mentions(info.owner), reviewer=mentions(info.reviewer)),
         ]
         if room is None:
             values = dict(engine.channels.defaults)
             values.update(info.settings)
-            lines.append(NO_ROOM)
+            lines.append(self._t("cmd_no_room"))
         else:
             values = await engine.channels.room_settings(room)
             state = await engine.load_state(room)
-            lines.append(
-                f"방 {room.thread or room.channel}: epoch {state.epoch}, 라운드 {state.rounds},"
-                f" 진전 없는 라운드 {state.stalled_rounds},"
-                f" 승인됨 {'예' if state.approved else '아니오'}"
-            )
+            lines.append(self._t(
+                "status_room",
+                started=moment(state.task_started_at) if state.task_started_at else "-",
+                epoch=state.epoch, rounds=state.rounds, stalled=state.stalled_rounds,
+                approved=yes if state.approved else no,
+            ))
             if state.last_detection:
                 d = state.last_detection
-                lines.append(
-                    f"마지막 감지: {d.get('trigger')} (rounds {d.get('rounds')},"
-                    f" stalled {d.get('stalled_rounds')}"
-                    + (f", {d['finding']}" if d.get("finding") else "")
-                    + ")"
-                )
-            lines.extend(findings_lines(state.findings))
+                lines.append(self._t(
+                    "status_last_detection",
+                    trigger=d.get("trigger"),
+                    rounds=d.get("rounds"), stalled=d.get("stalled_rounds"),
+                    finding=f", {d['finding']}" if d.get("finding") else "",
+                ))
+            lines.extend(findings_lines(state.findings, self.lang))
             past = await engine.storage.room_arbitrations(room.id, limit=1)
             if past:
-                lines.append(f"마지막 판정: {past[-1].verdict} ({past[-1].source}, #{past[-1].id})")
+                lines.append(self._t("status_last_verdict", verdict=past[-1].verdict,
+                                     source=past[-1].source, id=past[-1].id))
             if state.awaiting_escalation is not None:
-                lines.append(f"대기 중인 결정: #{state.awaiting_escalation} (사용자 답변 대기)")
-        lines.append(
-            f"임계값: threshold={values['stall_threshold']}, max-rounds={values['max_rounds']},"
-            f" max-arbitrations={values['max_arbitrations']}"
-        )
+                lines.append(self._t("status_pending", id=state.awaiting_escalation))
+        lines.append(self._t(
+            "status_thresholds", threshold=values["stall_threshold"],
+            max_rounds=values["max_rounds"], max_arbitrations=values["max_arbitrations"],
+        ))
+        lines.append(self._t("status_language", language=self.lang))
         return CommandReply(text="\n".join(lines))
 
     async def _history(self, request: CommandRequest, cmd: Command) -> CommandReply:
         room = await self._room(request)
         if room is None:
-            return CommandReply(text=NO_ROOM)
+            return CommandReply(text=self._t("cmd_no_room"))
         rows = await self.engine.storage.room_arbitrations(room.id, limit=10)
         if not rows:
-            return CommandReply(text="ℹ️ 아직 판정이 없습니다. (No verdicts yet.)")
-        lines = ["최근 판정 (recent verdicts):"]
+            return CommandReply(text=self._t("history_none"))
+        lines = [self._t("history_header")]
         for row in rows:
             first = (row.verdict_text or "").splitlines()[0][:120] if row.verdict_text else ""
+            # Room and model text: markers stripped, the time marked by the core.
             lines.append(
-                f"#{row.id} {row.created_at:%Y-%m-%d %H:%M} {row.verdict} [{row.trigger},"
-                f" {row.source}] {first}"
+                f"#{row.id} {moment(row.created_at)} {row.verdict}"
+                f" [{row.trigger}, {row.source}] {strip(first)}"
             )
         return CommandReply(text="\n".join(lines))
 
@@ -291,7 +315,7 @@ def findings_lines(findings: list[Finding], lang: str = "ko") -> list[str]:
     lines = [t("findings_header", lang, count=len(open_findings))]
     for f in open_findings:
         lines.append(
-            t("finding_line", lang, label=f.label, author=f.author, stall=f.stall,
+            t("finding_line", lang, label=f.label, author=mention(f.author), stall=f.stall,
               summary=f.summary)
         )
         if f.history:

@@ -17,6 +17,7 @@ from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
 from bot.context_loader import load_context
 from bot.detection import Deadlock, start_epoch
+from bot.i18n import room_language
 from bot.ledger import Finding, apply_ruling
 from bot.models import (
     EscalationStatus,
@@ -68,7 +69,7 @@ class ArbitrationFlow:
                 )
             return
         _, values = await engine.thresholds(room)
-        language = str(values.get("language", "ko"))
+        language = await room_language(engine, room, state)
         progress_id = row.progress_outbox_id
         if progress_id is None:
             progress = OutgoingMessage(kind=MessageKind.PROGRESS, text=t("progress", language))
@@ -85,7 +86,8 @@ class ArbitrationFlow:
         deadlock = Deadlock(Trigger(trigger), str(evidence.get("after_message", "")), evidence)
         started = time.monotonic()
         ctx = await load_context(
-            storage, room, state, deadlock, values, turns=engine.settings.arbiter_context_turns
+            storage, room, state, deadlock, {**values, "language": language},
+            turns=engine.settings.arbiter_context_turns,
         )
         try:
             outcome = await self.arbitrator.arbitrate(ctx)
@@ -151,7 +153,7 @@ class ArbitrationFlow:
                 overrides=[f"no verdict could be recorded: {type(error).__name__}"],
             )
         # The room is not left reading "judging..." forever.
-        notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_unavailable", language))
+        notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_gave_up", language))
         try:
             async with engine.storage.transaction() as tx:
                 await tx.enqueue(room.id, "notice", notice.model_dump(mode="json"),
@@ -169,7 +171,7 @@ class ArbitrationFlow:
         escalate = verdict.kind is VerdictKind.ESCALATE
         if verdict.ruling is not None:
             # People read which demand stands, not the two raw lines.
-            language = str(values.get("language", "ko"))
+            language = await room_language(self.engine, room, state)
             sentence = ruling_sentence(state.findings, verdict.ruling, language)
             verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
         message = OutgoingMessage(

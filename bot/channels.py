@@ -50,6 +50,9 @@ class ChannelDirectory:
         self.global_approvers = list(self.file.approvers)
         self._channels: LRU[str, ChannelInfo] = LRU(4096)
         self._rooms: LRU[str, dict[str, Any]] = LRU(4096)
+        # room id -> the language set for that room or its channel, "" when
+        # only the global default applies (the humans' language then wins).
+        self._languages: LRU[str, str] = LRU(4096)
 
     async def get(self, platform: str, channel: str) -> ChannelInfo:
         key = channel_scope(platform, channel)
@@ -93,11 +96,25 @@ class ChannelDirectory:
                 log.warning("stored setting of room %s: %s", room.id, note)
             values.update(room_values)
             self._rooms.put(room.id, values)
+            configured = room_values.get("language", channel.settings.get("language"))
+            self._languages.put(room.id, str(configured or ""))
         return values
+
+    async def configured_language(self, room: RoomKey) -> str | None:
+        """The `language` set on the room or its channel (a transcript's room line),
+        not the global default: a configured language beats the humans' own."""
+        configured = self._languages.get(room.id)
+        if configured is None:  # never computed, or evicted apart from the values
+            self._rooms.pop(room.id)
+            await self.room_settings(room)
+            configured = self._languages.get(room.id)
+        return configured or None
 
     def invalidate(self, platform: str, channel: str) -> None:
         self._channels.pop(channel_scope(platform, channel))
         self._rooms.clear()  # room values embed the channel's
+        self._languages.clear()
 
     def invalidate_room(self, room: RoomKey) -> None:
         self._rooms.pop(room.id)
+        self._languages.pop(room.id)

@@ -22,6 +22,7 @@ from bot.config import Settings, SettingsError, load_settings
 from bot.ops_server import OpsServerError, start_ops_server
 from bot.platforms import PlatformRunner, cancel_all
 from bot.transcript import TranscriptError
+from prompts.strings import t
 from storage.base import DatabaseUnusable, Storage
 
 log = logging.getLogger("tribunal")
@@ -32,15 +33,6 @@ EXIT_INTERRUPTED = 130
 TICK_SECONDS = 1.0
 SHUTDOWN_DEADLINE = 4.5  # seconds from SIGTERM/SIGINT to a forced exit
 ADAPTER_STOP_GRACE = 1.5  # seconds for requests in flight when a platform stops
-MISSING_CREDENTIALS = """\
-tribunal run: 설정된 플랫폼 자격 증명이 없습니다. (No platform credentials are set.)
-Set at least one of:
-  Slack, Socket Mode:  SLACK_BOT_TOKEN and SLACK_APP_TOKEN      (TRIBUNAL_SLACK_MODE=socket)
-  Slack, HTTP mode:    SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (TRIBUNAL_SLACK_MODE=http)
-  Discord:             DISCORD_BOT_TOKEN
-To try Tribunal without any credentials: tribunal demo"""
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tribunal",
@@ -97,10 +89,7 @@ def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "demo":
         text = resources.files("bot").joinpath("demo/demo.jsonl").read_text(encoding="utf-8")
         if not args.json:
-            print(
-                "Tribunal demo: 두 에이전트가 같은 논쟁을 반복하다 교착에 빠지고, 중재자가"
-                " 사용자에게 결정을 요청한 뒤 사용자가 숫자로 답합니다.\n"
-            )
+            print(t("cli_demo_intro", settings.language) + "\n")
         if args.database:
             return asyncio.run(
                 _replay(settings, args.database, text.splitlines(), args.json, "demo")
@@ -213,7 +202,7 @@ async def _run(settings: Settings) -> int:
         return EXIT_USAGE
     platforms = startup.platforms(settings)
     if not platforms:
-        print(MISSING_CREDENTIALS, file=sys.stderr)
+        print(t("cli_missing_credentials", settings.language), file=sys.stderr)
         return EXIT_USAGE
     from bot.engine import Engine
 

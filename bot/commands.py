@@ -9,20 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.config import MAX_ROUNDS_RANGE, STALL_THRESHOLD_RANGE
-
-_T, _M = STALL_THRESHOLD_RANGE, MAX_ROUNDS_RANGE
-USAGE_KO = (
-    "사용법: `/arbiter <명령>`\n"
-    "• `status` — 방 상태, 카운터, 임계값, 마지막 판정, 대기 중인 결정\n"
-    f"• `threshold <n>` — 진전 없는 라운드 임계값 ({_T[0]}..{_T[1]})\n"
-    f"• `max-rounds <n>` — 작업당 최대 라운드 ({_M[0]}..{_M[1]})\n"
-    "• `summon` — 지금 중재 요청\n"
-    "• `pause` / `resume` — 이 채널 감시 중지/재개\n"
-    "• `roles owner:<사용자> reviewer:<사용자>` — 에이전트 지정\n"
-    "• `history` — 최근 판정\n"
-    f"(Usage: /arbiter status | threshold <{_T[0]}-{_T[1]}> | max-rounds <{_M[0]}-{_M[1]}>"
-    " | summon | pause | resume | roles owner:<user> reviewer:<user> | history)"
-)
+from prompts.strings import t
 
 CHANGING = frozenset({"threshold", "max-rounds", "summon", "pause", "resume", "roles"})
 _RANGES = {"threshold": STALL_THRESHOLD_RANGE, "max-rounds": MAX_ROUNDS_RANGE}
@@ -44,7 +31,22 @@ class Command:
 
 @dataclass(frozen=True, slots=True)
 class CommandError:
-    message: str
+    """A refused command: a catalog key and its fields, so the reply can be
+    written in the room's language (`text`). No key: the usage alone."""
+
+    key: str | None = None
+    fields: dict[str, object] = field(default_factory=dict)
+
+    def text(self, lang: str) -> str:
+        use = usage(lang)
+        if self.key is None:
+            return use
+        return t("cmd_error", lang, detail=t(self.key, lang, **self.fields), usage=use)
+
+
+def usage(lang: str) -> str:
+    (t_low, t_high), (m_low, m_high) = STALL_THRESHOLD_RANGE, MAX_ROUNDS_RANGE
+    return t("usage", lang, t_low=t_low, t_high=t_high, m_low=m_low, m_high=m_high)
 
 
 def normalize_user(token: str) -> str | None:
@@ -54,8 +56,8 @@ def normalize_user(token: str) -> str | None:
     return match.group("id") if match else None
 
 
-def _error(detail_ko: str, detail_en: str) -> CommandError:
-    return CommandError(f"⚠️ {detail_ko} ({detail_en})\n\n{USAGE_KO}")
+def _error(key: str, **fields: object) -> CommandError:
+    return CommandError(key, fields)
 
 
 def parse_command(text: str) -> Command | CommandError:
@@ -63,26 +65,23 @@ def parse_command(text: str) -> Command | CommandError:
     if words and words[0].lower() in ("/arbiter", "arbiter"):
         words = words[1:]
     if not words or words[0].lower() in ("help", "도움말", "-h", "--help"):
-        return CommandError(USAGE_KO)
+        return CommandError()
     name, args = words[0].lower().replace("_", "-"), words[1:]
     if name in ("status", "summon", "pause", "resume", "history"):
         if args:
-            return _error(f"`{name}`에는 인자가 없습니다.", f"`{name}` takes no arguments")
+            return _error("err_no_args", name=name)
         return Command(name)
     if name in _RANGES:
         low, high = _RANGES[name]
         if len(args) != 1 or not re.fullmatch(r"\d{1,3}", args[0]):
-            return _error(f"`{name}`에는 숫자 하나가 필요합니다.", f"`{name}` needs one number")
+            return _error("err_one_number", name=name)
         number = int(args[0])
         if not low <= number <= high:
-            return _error(
-                f"`{name}` 값은 {low}부터 {high} 사이여야 합니다.",
-                f"`{name}` must be between {low} and {high}",
-            )
+            return _error("err_range", name=name, low=low, high=high)
         return Command(name, number=number)
     if name == "roles":
         return _parse_roles(args)
-    return _error(f"알 수 없는 명령입니다: `{name[:40]}`", f"unknown subcommand `{name[:40]}`")
+    return _error("err_unknown", name=name[:40])
 
 
 def _parse_roles(args: list[str]) -> Command | CommandError:
@@ -91,18 +90,14 @@ def _parse_roles(args: list[str]) -> Command | CommandError:
         role, sep, value = arg.partition(":")
         role = role.lower()
         if not sep or role not in found:
-            return _error("`roles owner:<사용자> reviewer:<사용자>` 형식이어야 합니다.",
-                          "expected `roles owner:<user> reviewer:<user>`")
+            return _error("err_roles_format")
         for part in filter(None, value.split(",")):
             user = normalize_user(part)
             if user is None:
-                return _error(f"사용자 ID를 읽을 수 없습니다: `{part[:40]}`",
-                              f"cannot read user id `{part[:40]}`")
+                return _error("err_user_id", part=part[:40])
             found[role].append(user)
     if not found["owner"] or not found["reviewer"]:
-        return _error("owner와 reviewer를 모두 지정해야 합니다.",
-                      "both owner and reviewer are required")
+        return _error("err_roles_both")
     if set(found["owner"]) & set(found["reviewer"]):
-        return _error("같은 사용자가 owner와 reviewer를 겸할 수 없습니다.",
-                      "one user cannot be both owner and reviewer")
+        return _error("err_roles_same")
     return Command("roles", owner=found["owner"], reviewer=found["reviewer"])

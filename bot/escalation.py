@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+from bot import markup
 from bot.models import Option
 from prompts.strings import t
 from storage.base import EscalationRow
@@ -36,10 +37,6 @@ def check_option(row: EscalationRow, option: int) -> Option | None:
     return None
 
 
-def _fmt_time(at: datetime | None) -> str:
-    return at.strftime("%Y-%m-%d %H:%M UTC") if at else "?"
-
-
 def rejection_text(reason: Rejection, row: EscalationRow | None, lang: str, **extra: object) -> str:
     if reason is Rejection.OUT_OF_RANGE and row is not None:
         return t("answer_out_of_range", lang, n=extra.get("n"), max=len(row.options))
@@ -51,7 +48,9 @@ def rejection_text(reason: Rejection, row: EscalationRow | None, lang: str, **ex
         else:
             choice = (row.answer_text or "")[:80]
         return t(
-            "answer_already", lang, by=row.answered_by or "?", at=_fmt_time(row.answered_at),
+            "answer_already", lang,
+            by=markup.mention(row.answered_by) if row.answered_by else "?",
+            at=markup.moment(row.answered_at) if row.answered_at else "?",
             choice=choice,
         )
     return t("answer_unknown", lang)
@@ -67,4 +66,4 @@ def confirmation_text(option: Option | None, free_text: str | None, lang: str) -
 
 
 def decided_note(by: str, at: datetime, lang: str) -> str:
-    return t("decided_note", lang, by=by, at=_fmt_time(at))
+    return t("decided_note", lang, by=markup.mention(by), at=markup.moment(at))

@@ -21,6 +21,7 @@ from bot.escalation import (
     may_answer,
     rejection_text,
 )
+from bot.i18n import room_language
 from bot.models import (
     AnswerKind,
     AnswerResult,
@@ -88,13 +89,15 @@ class EscalationFlow:
                 or self.engine.clock.now() - late.answered_at > LATE_ANSWER_WINDOW
             ):
                 return None
-            reply = Reply(late, message.author_id, str(values.get("language", "ko")))
+            lang = await room_language(self.engine, message.room, state)
+            reply = Reply(late, message.author_id, lang)
             return self._reject(reply, Rejection.ALREADY_ANSWERED)
         row = await self.engine.storage.get_escalation(state.awaiting_escalation)
         if row is None or row.status != "pending":
             state.awaiting_escalation = None
             return None
-        reply = Reply(row, message.author_id, str(values.get("language", "ko")))
+        lang = await room_language(self.engine, message.room, state)
+        reply = Reply(row, message.author_id, lang)
         if not may_answer(row, message.author_id, is_admin=self._is_admin(message.author_id)):
             return self._reject(reply, Rejection.NOT_ALLOWED)
         if number is None:
@@ -209,8 +212,7 @@ class EscalationFlow:
             row = await engine.storage.get_escalation(click.escalation_id)
             assert row is not None
             state = await engine.load_state(room)
-            _, values = await engine.thresholds(room)
-            reply = Reply(row, click.user_id, str(values.get("language", "ko")))
+            reply = Reply(row, click.user_id, await room_language(engine, room, state))
             if row.status != "pending" or row.id != state.awaiting_escalation:
                 # Answered, cancelled, or no longer the question the room waits on.
                 self._reject(reply, Rejection.ALREADY_ANSWERED)
@@ -254,10 +256,9 @@ class EscalationFlow:
     async def send_reminders(self, created_before: datetime) -> None:
         for row in await self.engine.storage.due_reminders(created_before):
             room = RoomKey.parse(row.room_id)
-            _, values = await self.engine.thresholds(room)
             message = OutgoingMessage(
                 kind=MessageKind.REMINDER,
-                text=t("reminder", str(values.get("language", "ko"))),
+                text=t("reminder", await room_language(self.engine, room)),
                 escalation_id=row.id,
                 mention_user_ids=[row.requester] if row.requester else [],
             )

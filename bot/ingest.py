@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot import detection, telemetry
 from bot.detection import Approved, Deadlock
+from bot.i18n import text_language
 from bot.models import IncomingMessage, Role, RoomKey
 from bot.state import RoomState
 from storage.base import MessageRow, Transaction
@@ -231,6 +232,7 @@ class RoomIngest:
             state.task_active = True
             state.approved = False
             state.task_started_at = message.ts
+            state.language = text_language(message.text)
             state.humans = []
             detection.start_task(state)
         if message.author_id not in state.humans:

@@ -60,6 +60,9 @@ class RoomState(BaseModel):
     task_started_at: datetime | None = None
     task_start_seq: int = 0  # seq of the human message that opened the task
     humans: list[str] = Field(default_factory=list)  # who may answer escalations
+    # The task's language, fixed at its first human message (None: not a
+    # shipped one, or too short to tell; the global default applies). See bot.i18n.
+    language: str | None = None
     requester: str | None = None  # the last human who wrote; pinged on ESCALATE
     turn_seq: int = 0
     open_turn: OpenTurn | None = None

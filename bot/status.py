@@ -57,3 +57,23 @@ def parse_status(turn: str | Sequence[str]) -> Status:
         if match:
             return _LOOKUP[match.group("word").upper()]
     return Status.CONTINUE
+
+
+def status_reason(turn: str | Sequence[str]) -> str | None:
+    """What a turn says after its status word (`BLOCKED: no API key` -> `no API key`),
+    or the line after a bare status word; None without a status or a reason.
+
+    The deterministic ESCALATE names a blocker with it, in place of quoting
+    the agent's whole turn.
+    """
+    messages = [turn] if isinstance(turn, str) else turn
+    lines = [line for line in turn_lines(messages)[:VISIBLE_LINE_LIMIT] if not line.quoted]
+    for i, line in enumerate(lines):
+        match = _STATUS_LINE.match(line.text)
+        if match is None:
+            continue
+        rest = line.text[match.end():].strip(" \t:-—–*_")
+        if not rest and i + 1 < len(lines):
+            rest = lines[i + 1].text.strip()
+        return rest or None
+    return None

@@ -10,10 +10,11 @@ def arbiter_system_prompt() -> str:
 def languages() -> tuple[str, ...]:
     """The languages every user-facing string is translated into; the first is the default.
 
-    The string catalog is the one place that decides: a language counts only
-    when every string has it, so settings can never name a half translation.
+    The catalogs shipped in `prompts/locale` are the one place that decides: a
+    language counts only when its catalog has every key, so settings can never
+    name a half translation.
     """
-    from prompts.strings import STRINGS
+    from prompts.strings import catalog, keys, shipped
 
-    entries = list(STRINGS.values())
-    return tuple(lang for lang in entries[0] if all(lang in entry for entry in entries))
+    wanted = keys()
+    return tuple(lang for lang in shipped() if wanted <= catalog(lang).keys())

@@ -19,12 +19,13 @@ from discord import app_commands
 from adapters.discord import translate
 from adapters.discord.commands import build_group
 from adapters.discord.components import EscalationButton
-from adapters.discord.render import MESSAGE_LIMIT
+from adapters.discord.render import MESSAGE_LIMIT, core_text
 from adapters.discord.transport import DiscordTransport
 from bot.chunking import split_text
 from bot.lru import LRU
 from bot.models import AnswerResult, CommandReply, IncomingMessage
 from bot.ports import Core
+from prompts.strings import DEFAULT_LANGUAGE, supported, t
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +34,6 @@ T = TypeVar("T")
 # Discord drops an interaction not answered within 3 s; past this we defer first.
 ACK_DEADLINE = 1.5
 
-NOT_HERE = "⚠️ 여기에서는 사용할 수 없습니다. (Not usable here.)"
-INTERNAL_ERROR = "⚠️ 처리 중 오류가 발생했습니다. 잠시 후 다시 시도해 주세요. (Internal error.)"
 
 _CHANNEL_CLASSES = (
     discord.TextChannel,
@@ -54,12 +53,13 @@ def intents() -> discord.Intents:
 
 
 class TribunalClient(discord.Client):
-    def __init__(self, core: Core, **options: Any) -> None:
+    def __init__(self, core: Core, *, language: str = DEFAULT_LANGUAGE, **options: Any) -> None:
         options.setdefault("max_messages", None)  # the core stores what it needs
         super().__init__(
             intents=intents(), allowed_mentions=discord.AllowedMentions.none(), **options
         )
         self.core = core
+        self._default_language = language  # TRIBUNAL_LANGUAGE
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(build_group())
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
@@ -190,7 +190,9 @@ class TribunalClient(discord.Client):
         try:
             room = await self.resolve_room(interaction.channel)
             if room is None:
-                await self.transport.reply_ephemeral(interaction, NOT_HERE)
+                await self.transport.reply_ephemeral(
+                    interaction, t("not_here", self._language(interaction))
+                )
                 return
             request = translate.to_command(interaction, text=text, room=room)
             async with self.transport.interaction_scope(interaction):
@@ -205,7 +207,7 @@ class TribunalClient(discord.Client):
     async def _send_reply(self, interaction: discord.Interaction, reply: CommandReply) -> None:
         """The core's reply, split like any post (`status` can outgrow 2000 characters)."""
         mentions = discord.AllowedMentions.none()
-        for part in split_text(reply.text or "\u200b", MESSAGE_LIMIT):
+        for part in split_text(core_text(reply.text) or "\u200b", MESSAGE_LIMIT):
             if interaction.response.is_done():
                 await interaction.followup.send(part, ephemeral=reply.ephemeral,
                                                 allowed_mentions=mentions)
@@ -213,9 +215,17 @@ class TribunalClient(discord.Client):
                 await interaction.response.send_message(part, ephemeral=reply.ephemeral,
                                                         allowed_mentions=mentions)
 
+    def _language(self, interaction: discord.Interaction) -> str:
+        """For replies the core never saw (no room, or the core failed): the
+        clicker's own Discord language when a catalog ships it, else the default."""
+        locale = getattr(interaction, "locale", None)
+        return supported(str(getattr(locale, "value", locale) or "")) or self._default_language
+
     async def _fail_safe(self, interaction: discord.Interaction) -> None:
         try:
-            await self.transport.reply_ephemeral(interaction, INTERNAL_ERROR)
+            await self.transport.reply_ephemeral(
+                interaction, t("internal_error", self._language(interaction))
+            )
         except Exception:
             log.warning("could not report an error to the user", exc_info=True)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import discord
 
 from adapters.discord.components import MAX_BUTTONS, EscalationButton, button_label
+from bot import markup
 from bot.chunking import split_text
 from bot.models import OutgoingMessage
 
@@ -38,9 +39,20 @@ def no_mentions() -> discord.AllowedMentions:
     return discord.AllowedMentions.none()
 
 
+def core_text(text: str) -> str:
+    """The core's mention and time markers (`bot.markup`) as Discord markup:
+    `<@id>` shows the member's name (pings stay governed by AllowedMentions),
+    `<t:…:f>` a time in each reader's own time zone."""
+    return markup.render(
+        text,
+        user=lambda uid: f"<@{uid}>" if uid.isdigit() else uid,
+        time=lambda at: f"<t:{int(at.timestamp())}:f>",
+    )
+
+
 def message_text(message: OutgoingMessage) -> str:
     """The text with requested pings in front (if the core did not place them)."""
-    text = message.text
+    text = core_text(message.text)
     missing = [
         f"<@{uid}>"
         for uid in message.mention_user_ids
@@ -56,7 +68,7 @@ def chunks(message: OutgoingMessage, limit: int = MESSAGE_LIMIT) -> list[str]:
     if message.decided is not None and message.decided_note:
         # The confirmation is posted separately; the note only rides along if it fits.
         parts = split_text(text, limit)
-        tail = parts[-1] + "\n\n" + message.decided_note
+        tail = parts[-1] + "\n\n" + core_text(message.decided_note)
         if len(tail) <= limit:
             parts[-1] = tail
         return parts

@@ -69,7 +69,7 @@ class DiscordAdapter:
         self.settings = settings
         self.engine = engine
         self._client_options = client_options
-        self.client = TribunalClient(engine, **client_options)
+        self.client = TribunalClient(engine, language=settings.language, **client_options)
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -85,7 +85,9 @@ class DiscordAdapter:
         if self.client.is_closed():
             # An earlier attempt closed it; a closed client keeps its closed HTTP
             # connector, so a new attempt gets a new client (and transport).
-            self.client = TribunalClient(self.engine, **self._client_options)
+            self.client = TribunalClient(
+                self.engine, language=self.settings.language, **self._client_options
+            )
         try:
             await self.client.login(token.get_secret_value())
         except discord.LoginFailure:

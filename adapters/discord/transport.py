@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from adapters.discord.render import MESSAGE_LIMIT, no_mentions, render
+from adapters.discord.render import MESSAGE_LIMIT, core_text, no_mentions, render
 from bot import buttons
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import TransportError
@@ -141,7 +141,7 @@ class DiscordTransport:
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         """Ephemeral if the user is mid-interaction with us, else a DM, else a reply in the room."""
         self._check_connected()
-        text = text[: self._limit]
+        text = core_text(text)[: self._limit]
         interaction = self._interactions.get(user_id)
         if interaction is not None:
             with _errors("ephemeral reply", room):
@@ -177,7 +177,7 @@ class DiscordTransport:
                 del self._interactions[key]
 
     async def reply_ephemeral(self, interaction: discord.Interaction, text: str) -> None:
-        text = text[: self._limit] or "\u200b"
+        text = core_text(text)[: self._limit] or "\u200b"
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True, allowed_mentions=no_mentions())
         else:

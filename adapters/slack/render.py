@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from bot import buttons
+from bot import buttons, markup
 from bot.chunking import split_text
 from bot.models import MessageKind, Option, OutgoingMessage
 
@@ -48,9 +49,22 @@ def escape(text: str) -> str:
 
 
 def neutralise(text: str) -> str:
-    """Untrusted text that can be posted without pinging anyone."""
+    """Untrusted text that can be posted without pinging anyone; the core's own
+    mention and time markers (`bot.markup`) become Slack markup after escaping."""
     # A zero-width joiner after the @ keeps the word readable but unparsable.
-    return _BROADCAST.sub("\\1\u2060\\2", escape(text))
+    return markup.render(
+        _BROADCAST.sub("\\1\u2060\\2", escape(text)), user=_user, time=_date
+    )
+
+
+def _user(user_id: str) -> str:
+    # Only user ids have a mention syntax; a bot id (B…) is shown as it is.
+    return f"<@{user_id}>" if _USER_ID.match(user_id) else escape(user_id)
+
+
+def _date(at: datetime) -> str:
+    """Slack shows `<!date>` in each reader's time zone; the fallback is UTC."""
+    return f"<!date^{int(at.timestamp())}^{{date_short_pretty}} {{time}}|{markup.utc_text(at)}>"
 
 
 def mentions(user_ids: list[str]) -> str:

@@ -29,7 +29,7 @@ _NAMES = {
     "ru": "Russian (русский)",
 }
 # Script -> language code assumed when the humans wrote in it.
-_LANG_OF_SCRIPT = {"hangul": "ko", "kana": "ja", "han": "zh", "cyrillic": "ru", "latin": "en"}
+LANG_OF_SCRIPT = {"hangul": "ko", "kana": "ja", "han": "zh", "cyrillic": "ru", "latin": "en"}
 
 _FENCED = re.compile(r"^\s{0,3}(```|~~~).*?(^\s{0,3}\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -104,16 +104,11 @@ def language_name(language: str) -> str:
 
 
 def expected_language(ctx: ArbitrationContext) -> str:
-    """The room's language unless the task's humans clearly wrote in another one."""
-    default = ctx.language or "ko"
-    text = "\n".join(m.text for m in ctx.human_messages)
-    counts = word_scripts(text)
-    if sum(counts.values()) < 2:  # "2", "ok": too little to overrule the setting
-        return default
-    script = main_script(text)
-    if script is None or script == expected_script(default):
-        return default
-    return _LANG_OF_SCRIPT[script]
+    """The room's language: one voice per room (`bot.i18n` fixes it when the
+    task starts, from the first human message or the room's setting)."""
+    from prompts.strings import DEFAULT_LANGUAGE, supported
+
+    return supported(ctx.language) or DEFAULT_LANGUAGE
 
 
 def is_in_language(text: str, language: str, *, min_share: float = 0.5) -> bool:

@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from bot import markup
 from bot.arbiter import guardrails
 from bot.arbiter.backends import CallPolicy, Sleep, close_backend, make_backend, shared_limiter
 from bot.arbiter.base import (
@@ -27,6 +28,7 @@ from bot.arbiter.language import expected_language
 from bot.arbiter.moa import gather_references
 from bot.arbiter.verdict import ParsedVerdict, parse_and_validate
 from bot.config import MoAModel, Settings
+from bot.i18n import trigger_name
 from bot.models import Verdict, VerdictKind, VerdictSource
 from bot.repair import repair_text
 from prompts import arbiter_system_prompt
@@ -62,7 +64,8 @@ async def _complete(backend: Backend, system: str, prompt: str) -> str:
     NUL in the answer cannot make the verdict's record fail (and the room's
     recovery call the model again and again).
     """
-    return repair_text(await backend.complete(system, prompt))
+    # The model may echo anything: it never gets to write a mention marker.
+    return markup.strip(repair_text(await backend.complete(system, prompt)))
 
 
 class Arbitrator:
@@ -103,10 +106,7 @@ class Arbitrator:
     # -- helpers --------------------------------------------------------------
 
     def _lang(self, ctx: ArbitrationContext) -> str:
-        try:
-            return expected_language(ctx)
-        except Exception:
-            return ctx.language or "ko"
+        return expected_language(ctx)
 
     def _backend_name(self) -> str:
         return self._backend.name if self._backend is not None else self.settings.arbiter_backend
@@ -123,7 +123,7 @@ class Arbitrator:
         When the owner asked the user something, that question is the decision.
         """
         lang = self._lang(ctx)
-        local = ctx.model_copy(update={"language": "en" if lang == "en" else "ko"})
+        local = ctx.model_copy(update={"language": lang})
         if parsed is not None and parsed.kind is not None and parsed.body.strip():
             summary = summarize_position(parsed.body)
             reason += "\n" + t("model_opinion", lang, kind=parsed.kind.value, summary=summary)
@@ -156,7 +156,7 @@ class Arbitrator:
         name = self._backend_name()
         if self._backend is None and name == "none":
             verdict = deterministic_escalation(
-                ctx.model_copy(update={"language": "en" if lang == "en" else "ko"}),
+                ctx.model_copy(update={"language": lang}),
                 source=VerdictSource.NONE,
                 question=guardrails.owner_question(ctx),
             )
@@ -280,7 +280,8 @@ class Arbitrator:
             if question and parsed.kind != VerdictKind.ESCALATE:
                 reason = t("guardrail_owner_question", lang, question=question)
             else:
-                reason = t("guardrail_repeat_proceed", lang, trigger=ctx.trigger.value)
+                reason = t("guardrail_repeat_proceed", lang,
+                           trigger=trigger_name(ctx.trigger.value, lang))
             verdict = self._escalation(ctx, reason, VerdictSource.GUARDRAIL, parsed)
             return ArbitrationOutcome(
                 verdict=verdict,

@@ -96,7 +96,8 @@ async def test_owner_asks_user_forces_escalate(llm: FakeLLMServer) -> None:
     assert out.overrides and "owner asked the user" in out.overrides[0]
     assert len(out.verdict.options) >= 2
     # The decision is the owner's question itself, with yes/no style options.
-    assert out.verdict.text.startswith("ESCALATE 오너가 사용자에게 묻고 있습니다: «")
+    # Quoted with plain quotation marks (no «»: by design, one typographic style).
+    assert out.verdict.text.startswith('ESCALATE 오너가 사용자에게 묻고 있습니다: "')
     assert "PR 만들까요?" in out.verdict.text.splitlines()[0]
     assert [o.label for o in out.verdict.options][:2] == ["예, 진행", "아니요, 하지 않음"]
     assert "PROCEED" in out.verdict.text  # the model's view is kept, for reference
@@ -147,7 +148,7 @@ async def test_guardrail_escalation_in_english_room(llm: FakeLLMServer) -> None:
     ctx = make_ctx(language="en", humans=["please fix the login bug"], owner="Shall I merge?")
     out = await arb(llm).arbitrate(ctx)
     assert out.verdict.source == VerdictSource.GUARDRAIL
-    assert out.verdict.text.startswith("ESCALATE The owner is asking you: «Shall I merge?»")
+    assert out.verdict.text.startswith('ESCALATE The owner is asking you: "Shall I merge?"')
     assert out.verdict.options[0].label == "Yes, go ahead"
 
 

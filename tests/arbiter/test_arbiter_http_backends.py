@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.arbiter.service import Arbitrator
+from bot.detection import RoomState
+from bot.i18n import resolve, text_language
 from bot.models import VerdictKind, VerdictSource
 from tests.arbiter.arbiter_helpers import Sleeps, make_ctx, make_settings
 from tests.fakes.llm_servers import FakeLLMServer, Scripted
@@ -113,8 +115,13 @@ async def test_english_room_accepts_english(llm: FakeLLMServer, sleeps: Sleeps) 
 async def test_user_writing_english_in_korean_room_gets_english(
     llm: FakeLLMServer, sleeps: Sleeps
 ) -> None:
+    # The room's language is fixed when the task starts (bot.i18n): an English
+    # task in a room whose default is Korean makes an English room, and the
+    # arbiter is asked for English.
     llm.reply(ENGLISH)
-    ctx = make_ctx(language="ko", humans=["Please fix the session expiry bug in the login flow"])
+    task = "Please fix the session expiry bug in the login flow"
+    ctx = make_ctx(language=resolve(None, RoomState(language=text_language(task)), "ko"),
+                   humans=[task])
     out = await arbitrator(llm, "openai", sleeps).arbitrate(ctx)
     assert out.language == "en"
     assert out.verdict.source == VerdictSource.LLM

@@ -6,6 +6,8 @@ import pytest
 
 from bot.arbiter.language import expected_language, is_in_language, main_script
 from bot.arbiter.verdict import parse_and_validate, parse_options, parse_verdict
+from bot.detection import RoomState
+from bot.i18n import resolve, text_language
 from bot.models import VerdictKind
 from tests.arbiter.arbiter_helpers import make_ctx
 
@@ -149,13 +151,26 @@ def test_scripts() -> None:
     assert not is_in_language("I fixed the login bug in 로그인.py", "ko")
 
 
-def test_expected_language_follows_humans() -> None:
-    assert expected_language(make_ctx()) == "ko"
-    assert expected_language(make_ctx(humans=["Please fix the login bug quickly"])) == "en"
-    assert expected_language(make_ctx(language="en", humans=["로그인 버그 고쳐 주세요"])) == "ko"
+def test_room_language_follows_humans() -> None:
+    # The humans' language wins over the global default, but is now fixed for
+    # the room at the task's first message (bot.i18n) instead of being guessed
+    # per verdict, so everything the bot writes in the room agrees.
+    def room(first: str | None, default: str = "ko") -> str:
+        state = RoomState(language=text_language(first) if first is not None else None)
+        return resolve(None, state, default)
+
+    assert room("로그인 세션 만료 버그 고쳐줘") == "ko"
+    assert room("Please fix the login bug quickly") == "en"
+    assert room("로그인 버그 고쳐 주세요", default="en") == "ko"
     # A lone digit or "ok" is too little to overrule the room's setting.
-    assert expected_language(make_ctx(humans=["2", "ok"])) == "ko"
-    assert expected_language(make_ctx(humans=[])) == "ko"
+    assert room("2") == "ko" and room("ok", default="en") == "en"
+    assert room(None) == "ko"
+    # A language no catalog ships falls back to the global one.
+    assert room("ログインのバグを直してください", default="en") == "en"
+    # A room's configured language beats the humans'.
+    assert resolve("en", RoomState(language="ko"), "ko") == "en"
+    # The arbiter is asked for the room's language, whatever the humans wrote.
+    assert expected_language(make_ctx(language="en", humans=["로그인 버그 고쳐 주세요"])) == "en"
 
 
 def test_answer_wrapped_in_one_fence_is_read() -> None:

@@ -48,12 +48,15 @@ def test_valid_commands(text: str, name: str, number: int | None) -> None:
 def test_bad_commands_get_usage(text: str) -> None:
     parsed = parse_command(text)
     assert isinstance(parsed, CommandError)
-    assert "사용법" in parsed.message and "Usage" in parsed.message
+    # One language per reply (by design): the room's, with its usage.
+    korean, english = parsed.text("ko"), parsed.text("en")
+    assert "사용법" in korean and "Usage" not in korean
+    assert "Usage" in english and "사용법" not in english
 
 
 def test_empty_command_is_help() -> None:
     parsed = parse_command("")
-    assert isinstance(parsed, CommandError) and "status" in parsed.message
+    assert isinstance(parsed, CommandError) and "status" in parsed.text("ko")
 
 
 def test_roles_accept_mentions_and_bot_ids() -> None:

@@ -1,0 +1,57 @@
+"""Which language a room speaks (DESIGN: one voice per room).
+
+A room's language is fixed when its task starts, at the first human message:
+that message's language when a catalog ships it, else the global
+`TRIBUNAL_LANGUAGE`. A `language` set on the room or its channel (a
+transcript's room line) beats both. Everything the bot writes into the room,
+and the arbiter's answer, is in that one language.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.arbiter.language import LANG_OF_SCRIPT, main_script, word_scripts
+from bot.state import RoomState
+from bot.models import RoomKey
+from prompts.strings import DEFAULT_LANGUAGE, supported, t
+
+if TYPE_CHECKING:
+    from bot.engine import Engine
+
+# Fewer prose words than this ("2", "ok", a bare path) say nothing about a language.
+_MIN_WORDS = 2
+
+
+def text_language(text: str) -> str | None:
+    """The shipped language `text` is written in, or None when it is too short,
+    or written in a language no catalog ships."""
+    if sum(word_scripts(text).values()) < _MIN_WORDS:
+        return None
+    script = main_script(text)
+    return supported(LANG_OF_SCRIPT.get(script or "")) if script else None
+
+
+def resolve(configured: str | None, state: RoomState | None, default: str) -> str:
+    """Configured room/channel language, else the task's, else the global one."""
+    for candidate in (configured, state.language if state else None, default):
+        lang = supported(candidate)
+        if lang:
+            return lang
+    return DEFAULT_LANGUAGE
+
+
+async def room_language(engine: Engine, room: RoomKey, state: RoomState | None = None) -> str:
+    """The language everything the bot writes into `room` is in."""
+    if state is None:
+        state = await engine.load_state(room)
+    configured = await engine.channels.configured_language(room)
+    return resolve(configured, state, engine.settings.language)
+
+
+def trigger_name(trigger: str, lang: str) -> str:
+    """A deadlock trigger (`no_progress`, ...) as the room's readers call it."""
+    from prompts.strings import catalog
+
+    key = f"trigger_{trigger}"
+    return t(key, lang) if key in catalog(DEFAULT_LANGUAGE) else trigger
