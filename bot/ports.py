@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
 
 from bot.models import (
     AnswerResult,
@@ -50,6 +51,22 @@ class Transport(Protocol):
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         """Tell one user something only they should see (ephemeral where possible)."""
+        ...
+
+
+@runtime_checkable
+class FindsPosts(Protocol):
+    """A transport that can tell whether a post of ours already reached the room.
+
+    Optional (the outbox asks only transports that have it): before posting
+    again something a crash may have posted already, the outbox looks for it.
+    """
+
+    async def find_post(
+        self, room: RoomKey, message: OutgoingMessage, since: datetime
+    ) -> str | None:
+        """The platform id of our post carrying `message.idempotency_key`, posted
+        after `since`, or None when the room shows no such post."""
         ...
 
 
