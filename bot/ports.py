@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from bot.catchup import CatchUpPlan, Fetch
 from bot.models import (
     AnswerResult,
     ButtonClick,
@@ -84,6 +85,16 @@ class Core(Protocol):
 
     async def on_message(self, message: IncomingMessage) -> None:
         """Store and process the message before returning (replays, tests)."""
+        ...
+
+    async def catch_up_plan(self, platform: str) -> CatchUpPlan:
+        """Where each watched channel's and open-task room's stored history ends."""
+        ...
+
+    async def catch_up(self, room: RoomKey, fetch: Fetch) -> int:
+        """Store the room's missed messages `fetch` returns (deduplicated), apply
+        them in platform order, then the live ones stored meanwhile; returns
+        how many were new. The room is held from before `fetch` is called."""
         ...
 
     async def on_button(self, click: ButtonClick) -> AnswerResult: ...

@@ -231,14 +231,8 @@ class SlackTransport:
                 kwargs["ts"] = room.thread
             else:
                 method = "conversations.history"
-
-            async def read(k: dict[str, Any] = kwargs, m: str = method) -> Any:
-                if m == "conversations.replies":
-                    return await self.client.conversations_replies(**k)
-                return await self.client.conversations_history(**k)
-
             try:
-                response = await self._call(method, room, read)
+                response = await self.read(method, room, kwargs)
             except TransportError as exc:
                 if exc.permanent or str(exc).startswith("thread_not_found"):
                     return None  # nothing to find there; the post itself will say why
@@ -250,6 +244,13 @@ class SlackTransport:
             if not cursor:
                 return None
         return None
+
+    async def read(self, method: str, room: RoomKey, kwargs: dict[str, Any]) -> Any:
+        """One paced history read (`conversations.history` or `.replies`)."""
+        if method == "conversations.replies":
+            return await self._call(method, room,
+                                    lambda: self.client.conversations_replies(**kwargs))
+        return await self._call(method, room, lambda: self.client.conversations_history(**kwargs))
 
     async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
         channel, ts = split_message_id(message_id, room.channel)
