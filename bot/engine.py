@@ -14,6 +14,7 @@ from collections.abc import Coroutine, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot import catchup
 from bot.admin import AdminCommands
 from bot.arbiter.service import Arbitrator
 from bot.arbitration_flow import ArbitrationFlow
@@ -283,6 +284,14 @@ class Engine:
         if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
             return  # unwatched channels and unbound bots are never stored
         await self.rooms.ingest(room, message, role, clip(message.text), stored_seq=stored)
+
+    async def catch_up_plan(self, platform: str) -> catchup.CatchUpPlan:
+        """Where each watched channel's and open room's stored history ends."""
+        return await catchup.plan(self, platform)
+
+    async def catch_up(self, room: RoomKey, fetch: catchup.Fetch) -> int:
+        """Store and apply the room's missed messages (adapters fetch them)."""
+        return await catchup.catch_up_room(self, room, fetch)
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
         return await self.escalations.on_button(click)

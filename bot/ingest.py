@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from bot import detection, telemetry
+from bot import detection, faults, telemetry
 from bot.detection import Approved, Deadlock
 from bot.i18n import text_language
 from bot.models import IncomingMessage, Role, RoomKey
@@ -141,6 +141,7 @@ class RoomIngest:
             if answer is not None:
                 await self.engine.escalations.apply_reply(tx, room, state, answer, message)
             arbitration_ids = await self._write(tx, room, state, deadlocks)
+        faults.hit("after_apply")
         self.track_open(room, state)
         if answer is not None:
             self.engine.outbox.note(room.id)
@@ -188,15 +189,24 @@ class RoomIngest:
             await self.apply_stored(room)
         await self.engine.outbox.flush(room.id)
 
-    async def apply_stored(self, room: RoomKey, up_to: int | None = None) -> None:
+    async def apply_stored(
+        self, room: RoomKey, up_to: int | None = None, *, platform_order: bool = False
+    ) -> None:
         """Apply the room's stored, unapplied messages oldest first (up to seq `up_to`).
 
+        `platform_order` (catch-up) applies them in the platform's order instead.
         The caller holds the room lock. The rows are read under it, so a row
         applied by someone else meanwhile is not applied twice, and every
         applier goes in stored order: a message never overtakes an older one.
         """
         engine = self.engine
-        for row in await engine.storage.unprocessed_messages(room.id):
+        rows = await engine.storage.unprocessed_messages(room.id)
+        if platform_order:
+            # Catch-up stores what the room missed after what arrived live
+            # meanwhile: apply by the platform's order (time, then id: a Slack
+            # ts, a Discord snowflake, both ordered by length then digits).
+            rows.sort(key=lambda r: (r.ts, len(r.message_id), r.message_id))
+        for row in rows:
             if up_to is not None and row.seq > up_to:
                 break
             channel = await engine.channels.get(room.platform, room.channel)

@@ -61,6 +61,16 @@ OUTBOX_DROPPED = Counter(
     "tribunal_outbox_dropped", "Posts given up (permanent failure or a day of retries)",
     ["kind"], registry=REGISTRY,
 )
+OUTBOX_FOUND_POSTED = Counter(
+    "tribunal_outbox_found_posted",
+    "Posts found already on the platform after a crash, so not posted again, by kind",
+    ["kind"], registry=REGISTRY,
+)
+CAUGHT_UP = Counter(
+    "tribunal_caught_up_messages",
+    "Messages found by catch-up (missed while the bot was down), by platform",
+    ["platform"], registry=REGISTRY,
+)
 RATE_LIMITED = Counter(
     "tribunal_rate_limited", "HTTP 429 answers received, by service (slack, discord, arbiter)",
     ["service"], registry=REGISTRY,

@@ -223,3 +223,7 @@ class OutgoingMessage(BaseModel):
     decided: Option | None = None
     decided_note: RepairedStr | None = None
     mention_user_ids: list[RepairedStr] = Field(default_factory=list)
+    # Set by the outbox when it sends (`tribunal:<outbox id>`): adapters carry it
+    # in the post (Slack message metadata, Discord nonce) so that after a crash
+    # the post can be found on the platform instead of being posted twice.
+    idempotency_key: str | None = None

@@ -5,6 +5,13 @@ transport confirms it, and `tick()` retries it with exponential backoff for
 up to a day. Posts of one room go out in order; an edit whose original never
 made it is posted as a new message; a permanent failure (no such channel, no
 permission) is logged and skipped so the room's later posts still go out.
+
+Exactly once where the platform allows it: every post carries an idempotency
+key (`tribunal:<outbox id>`, in Slack message metadata, as a Discord nonce).
+A post that may have reached the platform before a crash or a failed call
+(created before this process started, or tried before) is first looked for
+among the room's recent messages (`FindsPosts`); when found it is recorded
+as sent instead of being posted again.
 """
 
 from __future__ import annotations
@@ -14,10 +21,10 @@ import logging
 import weakref
 from datetime import timedelta
 
-from bot import telemetry
+from bot import faults, telemetry
 from bot.clock import Clock
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import Transport, TransportError
+from bot.ports import FindsPosts, Transport, TransportError
 from storage.base import OutboxRow, Storage
 
 log = logging.getLogger(__name__)
@@ -25,6 +32,9 @@ log = logging.getLogger(__name__)
 BASE_BACKOFF = 1.0  # seconds; doubles on every failure
 MAX_BACKOFF = 300.0
 GIVE_UP_AFTER = timedelta(days=1)  # transient failures are retried this long
+# How far before a row's creation the lookup starts: platform clocks and ours
+# may disagree by a little.
+LOOKUP_MARGIN = timedelta(minutes=2)
 
 
 class Outbox:
@@ -32,6 +42,9 @@ class Outbox:
         self.storage = storage
         self.transports = transports
         self.clock = clock
+        # Rows created before this moment may have been posted by a process
+        # that died before recording it.
+        self.started_at = clock.now()
         self._dirty: set[str] = set()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -68,13 +81,22 @@ class Outbox:
         """Try one post; True when the room may go on to its next post."""
         room = RoomKey.parse(row.room_id)
         transport = self.transports[room.platform]
-        message = OutgoingMessage.model_validate(row.payload)
+        message = OutgoingMessage.model_validate(row.payload).model_copy(
+            update={"idempotency_key": f"tribunal:{row.id}"}
+        )
         try:
             if row.kind == "private":
+                # Ephemeral messages cannot be looked up: at most a repeat.
+                faults.hit("before_post")
                 await transport.post_private(room, row.payload["user_id"], message.text)
+                faults.hit("after_post_before_record")
                 platform_id = None
             else:
-                platform_id = await self._post_or_edit(transport, room, row, message)
+                platform_id = await self._already_posted(transport, room, row, message)
+                if platform_id is None:
+                    faults.hit("before_post")
+                    platform_id = await self._post_or_edit(transport, room, row, message)
+                    faults.hit("after_post_before_record")
         except TransportError as exc:
             return await self._failed(row, str(exc), permanent=exc.permanent)
         except Exception as exc:  # an adapter bug must not lose the post nor crash the bot
@@ -84,7 +106,28 @@ class Outbox:
             await tx.mark_outbox(
                 row.id, "sent", platform_message_id=platform_id, at=self.clock.now()
             )
+        faults.hit("after_record")
         return True
+
+    async def _already_posted(
+        self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage
+    ) -> str | None:
+        """Our post of this row, if an earlier attempt reached the platform.
+
+        Asked only when that can be (a row from before this start, or one
+        tried before), and only of new posts: an edit says the same thing
+        however often it is made.
+        """
+        if row.edit_of is not None or not isinstance(transport, FindsPosts):
+            return None
+        if row.attempts == 0 and row.created_at >= self.started_at:
+            return None
+        found = await transport.find_post(room, message, row.created_at - LOOKUP_MARGIN)
+        if found is not None:
+            log.info("outbox %s (%s) for room %s was posted before (%s); not posting again",
+                     row.id, row.kind, row.room_id, found)
+            telemetry.outbox_found_posted(row.kind)
+        return found
 
     async def _failed(self, row: OutboxRow, error: str, *, permanent: bool) -> bool:
         now = self.clock.now()

@@ -14,10 +14,11 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Protocol
 
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import PlatformFatal, Transport, TransportError
+from bot.ports import FindsPosts, PlatformFatal, Transport, TransportError
 
 log = logging.getLogger("tribunal.platforms")
 
@@ -71,6 +72,14 @@ class GatedTransport:
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         await self._inner().post_private(room, user_id, text)
+
+    async def find_post(
+        self, room: RoomKey, message: OutgoingMessage, since: datetime
+    ) -> str | None:
+        inner = self._inner()
+        if isinstance(inner, FindsPosts):
+            return await inner.find_post(room, message, since)
+        return None
 
 
 def describe(exc: BaseException) -> str:

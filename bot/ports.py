@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
 
+from bot.catchup import CatchUpPlan, Fetch
 from bot.models import (
     AnswerResult,
     ButtonClick,
@@ -53,6 +55,22 @@ class Transport(Protocol):
         ...
 
 
+@runtime_checkable
+class FindsPosts(Protocol):
+    """A transport that can tell whether a post of ours already reached the room.
+
+    Optional (the outbox asks only transports that have it): before posting
+    again something a crash may have posted already, the outbox looks for it.
+    """
+
+    async def find_post(
+        self, room: RoomKey, message: OutgoingMessage, since: datetime
+    ) -> str | None:
+        """The platform id of our post carrying `message.idempotency_key`, posted
+        after `since`, or None when the room shows no such post."""
+        ...
+
+
 EventListener = Callable[[dict[str, Any]], None]
 
 
@@ -67,6 +85,16 @@ class Core(Protocol):
 
     async def on_message(self, message: IncomingMessage) -> None:
         """Store and process the message before returning (replays, tests)."""
+        ...
+
+    async def catch_up_plan(self, platform: str) -> CatchUpPlan:
+        """Where each watched channel's and open-task room's stored history ends."""
+        ...
+
+    async def catch_up(self, room: RoomKey, fetch: Fetch) -> int:
+        """Store the room's missed messages `fetch` returns (deduplicated), apply
+        them in platform order, then the live ones stored meanwhile; returns
+        how many were new. The room is held from before `fetch` is called."""
         ...
 
     async def on_button(self, click: ButtonClick) -> AnswerResult: ...

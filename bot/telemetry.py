@@ -98,6 +98,14 @@ def outbox_dropped(kind: str) -> None:
     metrics.OUTBOX_DROPPED.labels(kind).inc()
 
 
+def outbox_found_posted(kind: str) -> None:
+    metrics.OUTBOX_FOUND_POSTED.labels(kind).inc()
+
+
+def caught_up(platform: str, count: int) -> None:
+    metrics.CAUGHT_UP.labels(platform).inc(count)
+
+
 def rate_limited(service: str) -> None:
     """A 429 from `service` (slack, discord, arbiter); the caller logs it its own way."""
     metrics.RATE_LIMITED.labels(service).inc()

@@ -51,6 +51,16 @@ class MessageRow(BaseModel):
     lease_until: datetime | None = None  # ... until then; after, another may
 
 
+class CatchUpMark(BaseModel):
+    """Where a room's stored history ends, for catching up after downtime."""
+
+    room_id: str
+    last_message_id: str  # the platform id of its latest stored message
+    last_ts: datetime
+    open_task: bool = False  # a task is open (not approved): its replies matter
+    last_activity_at: datetime | None = None
+
+
 class ArbitrationRow(BaseModel):
     id: int
     room_id: str
@@ -293,6 +303,11 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     async def rooms_with_open_turns(self) -> list[str]:
         """Rooms whose state has an open turn (checked once at start-up)."""
+
+    @abc.abstractmethod
+    async def catch_up_marks(self, platform: str) -> list[CatchUpMark]:
+        """Every room of the platform with a stored message: its latest stored
+        message and whether its task is open, most recently active first."""
 
     @abc.abstractmethod
     async def latest_room(self, platform: str, channel: str) -> str | None:

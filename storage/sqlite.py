@@ -24,6 +24,7 @@ import aiosqlite
 from storage.base import (
     ArbitrationRow,
     AuditRow,
+    CatchUpMark,
     DatabaseUnusable,
     EscalationRow,
     MessageRow,
@@ -252,6 +253,20 @@ class SqliteStorage(Storage):
             "SELECT id FROM rooms WHERE json_extract(state, '$.open_turn') IS NOT NULL"
         )
         return [str(r["id"]) for r in rows]
+
+    async def catch_up_marks(self, platform: str) -> list[CatchUpMark]:
+        # SQLite returns the other columns of the row holding MAX(ts).
+        rows = await self._all(
+            "SELECT m.room_id, m.message_id AS last_message_id, MAX(m.ts) AS last_ts,"
+            " COALESCE(json_extract(r.state, '$.task_active'), 0) = 1"
+            "   AND COALESCE(json_extract(r.state, '$.approved'), 0) = 0 AS open_task,"
+            " r.last_activity_at"
+            " FROM messages m LEFT JOIN rooms r ON r.id = m.room_id"
+            " WHERE m.platform = ? GROUP BY m.room_id"
+            " ORDER BY COALESCE(r.last_activity_at, MAX(m.ts)) DESC",
+            (platform,),
+        )
+        return [CatchUpMark.model_validate(r) for r in rows]
 
     async def latest_room(self, platform: str, channel: str) -> str | None:
         row = await self._one(

@@ -12,6 +12,7 @@ network failure raises anything else, and `tribunal run` tries again later.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import Any
@@ -22,6 +23,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
 from adapters.slack.app import Inbound, build_app, dispatch_http
+from adapters.slack.catchup import SlackCatchUp
 from adapters.slack.translate import Identity
 from adapters.slack.transport import SlackTransport, error_code, make_client
 from bot.config import Settings
@@ -86,6 +88,7 @@ class SlackAdapter:
         self.app: AsyncApp | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
+        self._catch_up: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         identity = await self._whoami()
@@ -108,6 +111,7 @@ class SlackAdapter:
                 raise ConnectionError(
                     f"Socket Mode link did not open within {self.connect_timeout:g} s") from None
             log.info("slack: connected in Socket Mode as %s", identity.user_id)
+            self.start_catch_up()
             return
         secret = _secret(self.settings.slack_signing_secret)
         if not secret:
@@ -126,6 +130,22 @@ class SlackAdapter:
         self.port = sockets[0].getsockname()[1] if sockets else self._listen_port
         log.info("slack: serving %s on %s:%s as %s", EVENTS_PATH, self.host, self.port,
                  identity.user_id)
+        self.start_catch_up()
+
+    def start_catch_up(self) -> None:
+        """Read what was missed, in the background: live events are served
+        meanwhile (the core holds a room being caught up, not the others)."""
+        if self.inbound is None or (self._catch_up is not None and not self._catch_up.done()):
+            return
+        catch_up = SlackCatchUp(self.engine, self.transport, self.inbound.identity)
+        self._catch_up = asyncio.create_task(self._run_catch_up(catch_up),
+                                             name="tribunal-slack-catch-up")
+
+    async def _run_catch_up(self, catch_up: SlackCatchUp) -> None:
+        try:
+            await catch_up.run()
+        except Exception:  # never takes the adapter down; the next start tries again
+            log.exception("slack: catch-up failed")
 
     def web_app(self) -> web.Application:
         """aiohttp app: POST /slack/events (signature checked by bolt), GET /healthz."""
@@ -159,6 +179,8 @@ class SlackAdapter:
             if socket is None:
                 continue  # HTTP mode: the listener does not drop
             if await socket.client.is_connected():
+                if down_since is not None:
+                    self.start_catch_up()  # slack_sdk reconnected: events were missed
                 down_since = None
                 continue
             now = time.monotonic()
@@ -168,6 +190,11 @@ class SlackAdapter:
                     f"Socket Mode link down for {self.reconnect_grace:g} s")
 
     async def stop(self) -> None:
+        if self._catch_up is not None:
+            self._catch_up.cancel()  # what it had not stored, the next start reads again
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._catch_up
+            self._catch_up = None
         if self._socket is not None:
             await self._socket.close_async()
             self._socket = None

@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -145,6 +146,11 @@ SLACK_LIMITS: dict[str, RateLimit] = {
     "chat.update": RateLimit(50, 60.0),  # Tier 3
     "chat.postEphemeral": RateLimit(100, 60.0),  # Tier 4
     "users.info": RateLimit(100, 60.0),  # Tier 4 (a read, but ours count the same)
+    # Reads of catch-up and of the outbox's lookup (Tier 3). Apps that are not
+    # Marketplace-approved and were created after May 2025 get far less for
+    # these two (1 a minute, 15 messages a call); set `limits` for such an app.
+    "conversations.history": RateLimit(50, 60.0),
+    "conversations.replies": RateLimit(50, 60.0),
 }
 # The per-minute tiers are paced at 90 % of their budget: Slack does not publish
 # how it counts its minute, and one 429 costs more than the margin.
@@ -197,10 +203,54 @@ class SlackTransport:
                 kwargs["blocks"] = r.blocks
             if room.thread:
                 kwargs["thread_ts"] = room.thread
+            if message.idempotency_key:
+                kwargs["metadata"] = post_metadata(message.idempotency_key)
             return await self.client.chat_postMessage(**kwargs)
 
         response = await self._with_fallback("chat.postMessage", room, message, send)
         return message_id(str(response.get("channel") or room.channel), str(response["ts"]))
+
+    async def find_post(self, room: RoomKey, message: OutgoingMessage,
+                        since: datetime) -> str | None:
+        """Our post carrying `message.idempotency_key` in its metadata, if any.
+
+        Reads the thread's replies from `since` on (with their metadata),
+        a few pages at most: the post looked for is recent.
+        """
+        key = message.idempotency_key
+        if not key:
+            return None
+        cursor: str | None = None
+        for _ in range(LOOKUP_PAGES):
+            kwargs: dict[str, Any] = {"channel": room.channel, "oldest": f"{since.timestamp():.6f}",
+                                      "limit": 200, "include_all_metadata": True}
+            if cursor:
+                kwargs["cursor"] = cursor
+            if room.thread:
+                method = "conversations.replies"
+                kwargs["ts"] = room.thread
+            else:
+                method = "conversations.history"
+            try:
+                response = await self.read(method, room, kwargs)
+            except TransportError as exc:
+                if exc.permanent or str(exc).startswith("thread_not_found"):
+                    return None  # nothing to find there; the post itself will say why
+                raise
+            for item in response.get("messages") or []:
+                if metadata_key(item) == key:
+                    return message_id(room.channel, str(item["ts"]))
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return None
+        return None
+
+    async def read(self, method: str, room: RoomKey, kwargs: dict[str, Any]) -> Any:
+        """One paced history read (`conversations.history` or `.replies`)."""
+        if method == "conversations.replies":
+            return await self._call(method, room,
+                                    lambda: self.client.conversations_replies(**kwargs))
+        return await self._call(method, room, lambda: self.client.conversations_history(**kwargs))
 
     async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
         channel, ts = split_message_id(message_id, room.channel)
@@ -248,6 +298,25 @@ class SlackTransport:
             log.warning("slack %s to %s: network error %s", method, room.channel,
                         type(exc).__name__)
             raise TransportError(f"network: slack {method} failed") from exc
+
+
+LOOKUP_PAGES = 5  # pages of 200 replies searched for a post after a crash
+METADATA_EVENT = "tribunal_post"
+
+
+def post_metadata(key: str) -> dict[str, Any]:
+    """Slack message metadata carrying our idempotency key (invisible to users)."""
+    return {"event_type": METADATA_EVENT, "event_payload": {"key": key}}
+
+
+def metadata_key(item: dict[str, Any]) -> str | None:
+    """The idempotency key of one of our posts, from its metadata."""
+    metadata = item.get("metadata")
+    if not isinstance(metadata, dict) or metadata.get("event_type") != METADATA_EVENT:
+        return None
+    payload = metadata.get("event_payload")
+    key = payload.get("key") if isinstance(payload, dict) else None
+    return key if isinstance(key, str) else None
 
 
 def _text_blocks(text: str) -> list[dict[str, Any]]:

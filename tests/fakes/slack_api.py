@@ -42,6 +42,8 @@ SLACK_LIMITS: dict[str, Limit] = {
     "chat.update": Limit(50, 60.0),  # Tier 3
     "chat.postEphemeral": Limit(100, 60.0),  # Tier 4
     "users.info": Limit(100, 60.0),  # Tier 4
+    "conversations.history": Limit(50, 60.0),  # Tier 3
+    "conversations.replies": Limit(50, 60.0),  # Tier 3
 }
 _EPSILON = 1e-6  # float noise of a pacer spacing calls exactly at the limit
 
@@ -110,6 +112,7 @@ class FakeSlackAPI:
         self.acks: list[dict[str, Any]] = []  # Socket Mode envelope acks
         self._script: dict[str, deque[Scripted]] = defaultdict(deque)
         self._ts = itertools.count(1)
+        self._last_us = 0
         self._ws: web.WebSocketResponse | None = None
         self._ws_ready = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -282,7 +285,11 @@ class FakeSlackAPI:
         return None
 
     def _next_ts(self) -> str:
-        return f"1700000000.{next(self._ts):06d}"
+        """Like Slack: the wall clock in microseconds, unique and increasing (the
+        outbox's lookup after a crash searches from a time, as it does on Slack)."""
+        next(self._ts)
+        self._last_us = max(int(time.time() * 1_000_000), self._last_us + 1)
+        return f"{self._last_us // 1_000_000}.{self._last_us % 1_000_000:06d}"
 
     def _m_auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "url": "https://fake.slack.test/", "team": "Fake",
@@ -298,8 +305,72 @@ class FakeSlackAPI:
                    "text": args.get("text", ""), "blocks": args.get("blocks") or [], "ts": ts}
         if args.get("thread_ts"):
             message["thread_ts"] = args["thread_ts"]
+        metadata = args.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("event_type"):
+            message["metadata"] = metadata
         self.messages[(channel, ts)] = message
+        self._thread_reply(channel, message)
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
+
+    def add_message(self, channel: str, event: dict[str, Any]) -> None:
+        """A message someone else posted (while the bot was down, or not): `event`
+        as the Events API would deliver it (`ts`, `user`/`bot_id`, `text`, ...)."""
+        message = {"type": "message", **event}
+        message.pop("channel", None)
+        message.pop("channel_type", None)
+        self.messages[(channel, str(message["ts"]))] = message
+        self._thread_reply(channel, message)
+
+    def _thread_reply(self, channel: str, message: dict[str, Any]) -> None:
+        """Keep a parent's `reply_count` / `latest_reply` as Slack does."""
+        thread = message.get("thread_ts")
+        if not thread or thread == message["ts"]:
+            return
+        parent = self.messages.get((channel, str(thread)))
+        if parent is not None:
+            parent["thread_ts"] = thread
+            parent["reply_count"] = int(parent.get("reply_count", 0)) + 1
+            parent["latest_reply"] = max(str(parent.get("latest_reply", "0")), message["ts"])
+
+    def _page(self, found: list[dict[str, Any]], args: dict[str, Any]) -> dict[str, Any]:
+        """One page in Slack's cursor pagination (`limit`, `cursor`, `has_more`)."""
+        start = int(args.get("cursor") or 0)
+        limit = max(1, min(int(args.get("limit") or 100), 999))
+        page = found[start:start + limit]
+        more = start + limit < len(found)
+        include = str(args.get("include_all_metadata", "")).lower() in ("1", "true")
+        page = [m if include else {k: v for k, v in m.items() if k != "metadata"} for m in page]
+        return {"ok": True, "messages": page, "has_more": more,
+                "response_metadata": {"next_cursor": str(start + limit) if more else ""}}
+
+    @staticmethod
+    def _in_range(ts: str, args: dict[str, Any]) -> bool:
+        oldest, latest = args.get("oldest"), args.get("latest")
+        inclusive = str(args.get("inclusive", "")).lower() in ("1", "true")
+        if oldest and (float(ts) < float(oldest) or (not inclusive and ts == oldest)):
+            return False
+        return not (latest and (float(ts) > float(latest) or (not inclusive and ts == latest)))
+
+    def _m_conversations_history(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Top-level messages of a channel, newest first (replies are not in it)."""
+        channel = str(args.get("channel", ""))
+        found = [m for (c, _), m in self.messages.items() if c == channel
+                 and m.get("thread_ts", m["ts"]) == m["ts"] and self._in_range(m["ts"], args)]
+        found.sort(key=lambda m: float(m["ts"]), reverse=True)
+        return self._page(found, args)
+
+    def _m_conversations_replies(self, args: dict[str, Any]) -> dict[str, Any]:
+        """A thread, parent first, then its replies oldest first (the parent is
+        always included, even outside oldest/latest, as Slack does)."""
+        channel, thread = str(args.get("channel", "")), str(args.get("ts", ""))
+        parent = self.messages.get((channel, thread))
+        if parent is None:
+            return {"ok": False, "error": "thread_not_found"}
+        replies = [m for (c, _), m in self.messages.items() if c == channel
+                   and m.get("thread_ts") == thread and m["ts"] != thread
+                   and self._in_range(m["ts"], args)]
+        replies.sort(key=lambda m: float(m["ts"]))
+        return self._page([parent, *replies], args)
 
     def _m_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
         key = (args.get("channel", ""), args.get("ts", ""))

@@ -1,0 +1,84 @@
+"""Catching up after downtime: what the rooms missed while the bot was away.
+
+Adapters fetch (they know the platform's history calls and rate tiers); the
+core says where each channel's and room's stored history ends (`plan`) and
+takes a room's missed messages (`room`): stored like live ones (deduplicated
+by room and platform message id), then applied in the platform's order. The
+room is held for the whole of its catch-up, fetch included, so its live
+messages that arrive meanwhile are stored at once and applied after it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from bot import telemetry
+from bot.models import IncomingMessage, RoomKey
+
+if TYPE_CHECKING:
+    from bot.engine import Engine
+
+log = logging.getLogger(__name__)
+
+Fetch = Callable[[], Awaitable[list[IncomingMessage]]]
+
+
+@dataclass(frozen=True, slots=True)
+class RoomMark:
+    room: RoomKey
+    last_message_id: str  # the platform id of the room's latest stored message
+    last_ts: datetime
+
+
+@dataclass(slots=True)
+class CatchUpPlan:
+    """Where to look. `channels`: each watched channel's latest stored message
+    (new threads since then are missed rooms); `rooms`: rooms with an open
+    task, most recently active first (their replies since then)."""
+
+    channels: dict[str, RoomMark] = field(default_factory=dict)
+    rooms: list[RoomMark] = field(default_factory=list)
+
+
+async def plan(engine: Engine, platform: str) -> CatchUpPlan:
+    out = CatchUpPlan()
+    for mark in await engine.storage.catch_up_marks(platform):
+        room = RoomKey.parse(mark.room_id)
+        channel = await engine.channels.get(room.platform, room.channel)
+        if not channel.watched or channel.paused:
+            continue
+        here = RoomMark(room, mark.last_message_id, mark.last_ts)
+        latest = out.channels.get(room.channel)
+        if latest is None or (here.last_ts, here.last_message_id) > (
+            latest.last_ts, latest.last_message_id
+        ):
+            out.channels[room.channel] = here
+        if mark.open_task:
+            out.rooms.append(here)
+    return out
+
+
+async def catch_up_room(engine: Engine, room: RoomKey, fetch: Fetch) -> int:
+    """Store and apply what `fetch` finds for the room; returns how many were new."""
+    engine._enter(room)  # live messages of the room now wait behind this
+    try:
+        async with engine.lock(room):
+            found = await fetch()
+            new = 0
+            for message in found:
+                if message.is_self or message.room != room:
+                    continue
+                if await engine.rooms.store_incoming(room, message) is not None:
+                    new += 1
+            await engine.rooms.apply_stored(room, platform_order=True)
+    finally:
+        engine._leave(room)
+    if new:
+        log.info("catch-up: %d missed message(s) in %s", new, room.label)
+        telemetry.caught_up(room.platform, new)
+    await engine.outbox.flush(room.id)
+    return new
