@@ -39,18 +39,21 @@ def split_text(text: str, limit: int) -> list[str]:
         length = len(fence) + 1 if fence is not None else 0
 
     for raw_line in text.split("\n"):
+        match = _FENCE.match(raw_line)
+        # A line that opens a fence needs room for the closing marker too: the
+        # chunk it ends up in may have to close that fence.
+        marker = fence_marker if fence is not None else (match.group(1) if match else "")
         # Reserve room for a closing fence marker plus newline.
-        budget = limit - (len(fence_marker) + 1 if fence is not None else 0) - 4
+        budget = limit - (len(marker) + 1 if marker else 0) - 4
         pieces = _hard_split(raw_line, max(budget - (len(fence) + 1 if fence else 0), 1))
         for piece in pieces:
             extra = len(piece) + (1 if current else 0)
-            reserve = len(fence_marker) + 1 if fence is not None else 0
+            reserve = len(marker) + 1 if marker else 0
             if current and length + extra + reserve > limit:
                 close_chunk()
                 extra = len(piece) + (1 if current else 0)
             current.append(piece)
             length += extra
-        match = _FENCE.match(raw_line)
         if match:
             if fence is None:
                 fence, fence_marker = raw_line.strip(), match.group(1)

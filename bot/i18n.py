@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.arbiter.language import LANG_OF_SCRIPT, main_script, word_scripts
-from bot.state import RoomState
 from bot.models import RoomKey
+from bot.state import RoomState
 from prompts.strings import DEFAULT_LANGUAGE, supported, t
 
 if TYPE_CHECKING:

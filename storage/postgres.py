@@ -26,6 +26,7 @@ import asyncpg
 from storage.base import (
     ArbitrationRow,
     AuditRow,
+    CatchUpMark,
     DatabaseUnusable,
     EscalationRow,
     MessageRow,
@@ -283,6 +284,22 @@ class PostgresStorage(Storage):
             "SELECT id FROM rooms WHERE (state::json ->> 'open_turn') IS NOT NULL ORDER BY id"
         )
         return [str(r["id"]) for r in rows]
+
+    async def catch_up_marks(self, platform: str) -> list[CatchUpMark]:
+        # DISTINCT ON keeps each room's latest stored message (ts is ISO text
+        # under the C collation, so it sorts as time).
+        rows = await self._all(
+            "SELECT m.room_id, m.message_id AS last_message_id, m.ts AS last_ts,"
+            " COALESCE((r.state::jsonb ->> 'task_active')::boolean, false)"
+            "   AND NOT COALESCE((r.state::jsonb ->> 'approved')::boolean, false) AS open_task,"
+            " r.last_activity_at"
+            " FROM (SELECT DISTINCT ON (room_id) room_id, message_id, ts FROM messages"
+            "       WHERE platform = $1 ORDER BY room_id, ts DESC) m"
+            " LEFT JOIN rooms r ON r.id = m.room_id"
+            " ORDER BY COALESCE(r.last_activity_at, m.ts) DESC",
+            platform,
+        )
+        return [CatchUpMark.model_validate(r) for r in rows]
 
     async def latest_room(self, platform: str, channel: str) -> str | None:
         row = await self._one(

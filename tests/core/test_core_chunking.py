@@ -31,3 +31,9 @@ def test_code_fence_is_closed_and_reopened_across_chunks() -> None:
 def test_a_single_huge_line_is_hard_split() -> None:
     chunks = split_text("y" * 5000, 2000)
     assert all(len(c) <= 2000 for c in chunks) and "".join(chunks) == "y" * 5000
+
+
+def test_a_fence_opened_at_the_edge_leaves_room_to_close_it() -> None:
+    # Found by the property test: the opening line fitted, its closing marker did not.
+    chunks = split_text("0000000000000000\n```\n", 20)
+    assert all(len(c) <= 20 for c in chunks)

@@ -214,3 +214,16 @@ class TestStorageContract:
             await tx.set_bindings("slack", "C1", "owner", ["B3"])
         assert await storage.get_settings("channel", "slack:C1") == {"stall_threshold": 3}
         assert await storage.get_bindings("slack", "C1") == {"owner": ["B3"]}
+
+    async def test_catch_up_marks_name_each_rooms_latest_message(self, storage: Storage) -> None:
+        async with storage.transaction() as tx:
+            for i, room in enumerate((ROOM, ROOM, OTHER)):
+                row = message(f"m{i}", room).model_copy(update={"ts": T0 + timedelta(seconds=i)})
+                await tx.insert_message(row)
+        await save_state(storage, ROOM, '{"task_active": true, "approved": false}')
+        await save_state(storage, OTHER, '{"task_active": true, "approved": true}')
+        marks = {m.room_id: m for m in await storage.catch_up_marks("slack")}
+        assert set(marks) == {ROOM, OTHER}
+        assert marks[ROOM].last_message_id == "m1" and marks[ROOM].open_task
+        assert marks[OTHER].last_message_id == "m2" and not marks[OTHER].open_task
+        assert await storage.catch_up_marks("discord") == []
