@@ -7,12 +7,14 @@ transaction as the message that changed it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from bot.ledger import (
     Finding,
+    OwnerAction,
+    Question,
     declared_conflict,
     disputed,
     judge_round,
@@ -59,6 +61,9 @@ class TurnClosed:
     turn_no: int
     status: Status
     last_message_id: str
+    # The round's readings the rules were unsure of (reviewer turns only): what
+    # the optional progress judge is asked about (bot/arbiter/judge.py).
+    questions: list[Question] = field(default_factory=list)
 
 
 Event = Deadlock | Approved | TurnClosed
@@ -148,24 +153,37 @@ def _status(turn: OpenTurn) -> Status:
 
 
 def close_turn(
-    state: RoomState, thresholds: Thresholds, *, allow_deadlock: bool = True
+    state: RoomState,
+    thresholds: Thresholds,
+    *,
+    allow_deadlock: bool = True,
+    decisions: dict[str, str] | None = None,
+    judge: dict[str, Any] | None = None,
 ) -> list[Event]:
-    """Close the open turn, update the ledger, and judge the round it may complete."""
+    """Close the open turn, update the ledger, and judge the round it may complete.
+
+    `decisions`: the progress judge's answers to the questions a first, dry
+    closing of the same turn reported (`TurnClosed.questions`); `judge`: the
+    record of that call, kept in the evidence.
+    """
     turn = state.open_turn
     if turn is None:
         return []
     state.open_turn = None
     status = _status(turn)
-    events: list[Event] = [TurnClosed(turn.role, turn.turn_no, status, turn.last_message_id)]
+    closed = TurnClosed(turn.role, turn.turn_no, status, turn.last_message_id)
+    events: list[Event] = [closed]
     waiting = state.awaiting_escalation is not None
     candidates: list[tuple[Trigger, dict[str, Any]]] = []
     evidence: dict[str, Any] = {}
     stuck_finding: Finding | None = None
     if turn.role == Role.OWNER:
+        owner_questions: list[Question] = []
         state.pending_owner = PendingOwner(
             turn_no=turn.turn_no,
             last_message_id=turn.last_message_id,
-            actions=read_owner(state.findings, turn.messages()),
+            actions=read_owner(state.findings, turn.messages(), questions=owner_questions),
+            questions=[asdict(q) for q in owner_questions],
         )
         pair = declared_conflict(state.findings, turn.messages())
         if pair is not None:
@@ -180,12 +198,20 @@ def close_turn(
         owner = state.pending_owner
         state.pending_owner = None
         round_no = state.task_rounds + (1 if owner is not None else 0)
+        pending = [Question(**q) for q in owner.questions] if owner is not None else []
+        if owner is not None:
+            for q in pending:  # the judge's reading of an owner clause wins
+                answer = (decisions or {}).get(q.key)
+                if answer in {a.value for a in OwnerAction}:
+                    owner.actions[q.label] = OwnerAction(answer)
         outcome = judge_round(
             state.findings,
             [(a, turn.messages(a)) for a in turn.authors()],
             owner.actions if owner is not None else None,
             max(round_no, 1),
+            decisions,
         )
+        closed.questions = [*pending, *outcome.questions]
         if outcome.contradictions:
             earlier, new = outcome.contradictions[0]
             candidates.append((Trigger.CONTRADICTION, {"pair": [earlier, new]}))
@@ -204,8 +230,11 @@ def close_turn(
                 "reviewer": outcome.events,
                 "comparisons": outcome.comparisons[:20],
                 "uncertain": outcome.uncertain,
+                "questions": [asdict(q) for q in closed.questions],
                 "progress": progress,
             }
+            if judge is not None:
+                evidence["round"]["judge"] = judge
             if state.stalled_rounds >= thresholds.stall_threshold:
                 candidates.append((Trigger.NO_PROGRESS, {"rule": "round"}))
             else:

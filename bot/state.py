@@ -52,6 +52,9 @@ class PendingOwner(BaseModel):
     turn_no: int
     last_message_id: str
     actions: dict[str, OwnerAction] = Field(default_factory=dict)
+    # Owner clauses the rules could not place (see bot.ledger.Question): the
+    # progress judge may answer them when the round closes.
+    questions: list[dict[str, str]] = Field(default_factory=list)
 
 
 class RoomState(BaseModel):
