@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from storage.base import EscalationRow, MessageRow, Storage
+from storage.base import ActionRow, EscalationRow, MessageRow, Storage
 from storage.sqlite import SqliteStorage
 
 T0 = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -211,6 +211,25 @@ class TestStorageContract:
         assert pending[0].attempts == 1 and pending[0].last_error == "later"
         sent = await storage.get_outbox(ids[0])
         assert sent is not None and sent.platform_message_id == "p1" and sent.status == "sent"
+
+    async def test_a_click_is_stored_once_and_applied_once(self, storage: Storage) -> None:
+        def click(delivery: str) -> ActionRow:
+            return ActionRow(platform="slack", delivery_id=delivery, kind="click", room_id=ROOM,
+                             payload={"escalation_id": 7, "option": 2}, received_at=T0)
+
+        async with storage.transaction() as tx:
+            first = await tx.insert_action(click("t1"))
+            again = await tx.insert_action(click("t1"))  # the platform redelivers it
+            second = await tx.insert_action(click("t2"))
+        assert first is not None and second is not None and second > first and again is None
+        assert [a.delivery_id for a in await storage.unprocessed_actions()] == ["t1", "t2"]
+        stored = await storage.get_action(first)
+        assert stored is not None and stored.payload == {"escalation_id": 7, "option": 2}
+        assert stored.claimed_by is None and stored.lease_until is None
+        async with storage.room(ROOM) as unit:
+            assert await unit.mark_action_processed(first)
+            assert not await unit.mark_action_processed(first)  # applied exactly once
+        assert [a.delivery_id for a in await storage.unprocessed_actions()] == ["t2"]
 
     async def test_settings_and_bindings(self, storage: Storage) -> None:
         async with storage.transaction() as tx:
