@@ -25,7 +25,7 @@ from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.detection import Thresholds
-from bot.escalation_flow import Reminders
+from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed
 from bot.ingest import store_incoming
 from bot.models import (
@@ -41,7 +41,7 @@ from bot.ports import EventListener, Transport
 from bot.state import RoomState
 from bot.transitions import Effects, RoomContext, Transitions
 from prompts.strings import t
-from storage.base import Storage
+from storage.base import ActionRow, Storage
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +128,8 @@ class Engine:
             if any(a in self._arbitrating for a in arbitration_ids):
                 continue
             self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
+        for action in await self.storage.unprocessed_actions():
+            self.spawn(self.apply_click(action.id))  # applied once: a compare-and-set
 
     async def _recover_room(self, room: RoomKey, arbitration_ids: list[int]) -> None:
         for arbitration_id in arbitration_ids:
@@ -265,7 +267,55 @@ class Engine:
             return
         self.spawn(self.apply_stored(message.room))
 
+    async def receive_click(self, click: ButtonClick, delivery_id: str) -> None:
+        """Store a click, then apply it in a task (adapters: before the ack).
+
+        Like `receive`: once this returns the platform may be told we have it;
+        the answer is applied from storage, and what the clicker alone should
+        read goes out as a private post.
+        """
+        row = ActionRow(
+            platform=click.platform, delivery_id=delivery_id, kind="click",
+            room_id=RoomKey(click.platform, click.channel, click.thread).id,
+            payload=click.model_dump(mode="json"), received_at=self.clock.now(),
+        )
+        async with self.storage.transaction() as tx:
+            action_id = await tx.insert_action(row)
+        if action_id is None or armed("after_store"):
+            return  # a redelivery, or (crash tests) left for the next start
+        self.spawn(self.apply_click(action_id))
+
+    async def apply_click(self, action_id: int) -> None:
+        """Apply a stored click in its room's unit (marked applied in the same unit)."""
+        action = await self.storage.get_action(action_id)
+        if action is None or action.processed:
+            return
+        click = ButtonClick.model_validate(action.payload)
+        escalation = await self.storage.get_escalation(click.escalation_id)
+        if escalation is None:
+            room = RoomKey.parse(action.room_id)
+            async with self.storage.transaction() as tx:
+                if await tx.mark_action_processed(action_id):
+                    text = t("answer_unknown", self.settings.language)
+                    await enqueue_private(tx, room, click.user_id, text, self.clock.now())
+            self.outbox.note(room.id)
+            await self.outbox.flush(room.id)
+            return
+        room = RoomKey.parse(escalation.room_id)
+        ctx = await self.context(room)
+        async with self.storage.room(room.id) as unit:
+            if not await unit.mark_action_processed(action_id):
+                return  # another task applied it
+            effects = await self.transitions.click(
+                unit, room, escalation.id, click.user_id, click.option, ctx,
+                platform_admin=click.is_platform_admin, tell_privately=True,
+            )
+        await self._run(room, effects, inline=False)
+
     async def on_button(self, click: ButtonClick) -> AnswerResult:
+        """Apply a click now and return what the clicker alone should read (the
+        Discord adapter, which answers the interaction itself; Slack stores
+        clicks first: `receive_click`)."""
         row = await self.storage.get_escalation(click.escalation_id)
         if row is None:
             return AnswerResult(

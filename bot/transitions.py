@@ -274,9 +274,10 @@ class Transitions:
 
     async def click(
         self, unit: RoomTransaction, room: RoomKey, escalation_id: int, by: str, option: int,
-        ctx: RoomContext, *, platform_admin: bool = False,
+        ctx: RoomContext, *, platform_admin: bool = False, tell_privately: bool = False,
     ) -> Effects:
-        """A button: the same rules as a digit; the clicker alone reads a refusal."""
+        """A button: the same rules as a digit; the clicker alone reads a refusal
+        (queued here as a private post with `tell_privately`, else the caller's)."""
         state = load(unit)
         effects = Effects()
         escalation = await unit.get_escalation(escalation_id)
@@ -294,6 +295,8 @@ class Transitions:
                 reply.private_text = rejection_text(
                     Rejection.ALREADY_ANSWERED, fresh, reply.language
                 )
+        if tell_privately and reply.private_text:
+            await enqueue_private(unit, room, by, reply.private_text, self.clock.now())
         self._answered(room, reply, effects)
         return effects
 

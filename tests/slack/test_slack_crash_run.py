@@ -1,4 +1,5 @@
-"""Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing.
+"""Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing
+(messages and button clicks).
 
 The real process runs in HTTP mode against the fake Web API. With
 TRIBUNAL_FAULT=after_store (bot/faults.py) it stores and acknowledges events
@@ -21,6 +22,7 @@ import aiohttp
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
     SIGNING_SECRET,
+    block_action,
     encode_body,
     message_event,
     signed_headers,
@@ -98,13 +100,9 @@ def rows(database: Path, sql: str) -> list[tuple[Any, ...]]:
         return db.execute(sql).fetchall()
 
 
-async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
-    slack_api: FakeSlackAPI, tmp_path: Path
-) -> None:
-    database = tmp_path / "run.db"
+async def escalate(slack_api: FakeSlackAPI, database: Path, tmp_path: Path) -> tuple[str, str]:
+    """A room waiting for a human decision; (the verdict's ts, its first button's value)."""
     run = Run(slack_api, database, tmp_path)
-
-    # 1. A room waiting for a human decision (ESCALATE with buttons).
     await run.start()
     try:
         assert await run.send(slash_command(
@@ -131,6 +129,20 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
         await wait_until(escalated, "the ESCALATE verdict with buttons")
     finally:
         await run.kill()
+    for (_, ts), posted in slack_api.messages.items():
+        for block in posted.get("blocks", []):
+            if posted.get("thread_ts") == THREAD and block["type"] == "actions":
+                return ts, str(block["elements"][0]["value"])
+    raise AssertionError("no buttons")
+
+
+async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "run.db"
+
+    # 1. A room waiting for a human decision (ESCALATE with buttons).
+    await escalate(slack_api, database, tmp_path)
 
     # 2. A digit answer and a burst of ten, each acknowledged, then SIGKILL.
     run = Run(slack_api, database, tmp_path)
@@ -171,3 +183,37 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
     burst = rows(database, "SELECT COUNT(*) FROM messages WHERE room_id = "
                            f"'slack:C0WATCH:{BURST}' AND epoch >= 1")
     assert burst == [(10,)]  # applied: each human message started an epoch
+
+
+async def test_an_acknowledged_click_is_applied_after_a_sigkill(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "click.db"
+    verdict_ts, first_button = await escalate(slack_api, database, tmp_path)
+
+    # A click on option 1, acknowledged (stored), never applied; then SIGKILL.
+    run = Run(slack_api, database, tmp_path)
+    await run.start(fault="after_store")
+    try:
+        assert await run.send(block_action(
+            first_button, user="UALICE", thread_ts=THREAD, message_ts=verdict_ts,
+            response_url=slack_api.response_url())) == 200
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT kind, processed FROM actions") == [("click", 0)]
+    assert rows(database, "SELECT status FROM escalations") == [("pending",)]
+
+    # The next start applies it: the answer, its confirmation, the buttons retired.
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        async def confirmed() -> bool:
+            return any(c.args.get("text", "").startswith("✅ 사용자 결정: 1.")
+                       for c in slack_api.calls_to("chat.postMessage"))
+
+        await wait_until(confirmed, "the confirmation of the click")
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT status, answer_option, answer_kind, answered_by FROM"
+                          " escalations") == [("answered", 1, "button", "UALICE")]
+    assert rows(database, "SELECT processed FROM actions") == [(1,)]
