@@ -8,23 +8,23 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot import telemetry
-from bot.channels import channel_scope
+from bot.channels import ChannelDirectory, channel_scope
+from bot.clock import Clock
 from bot.commands import Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
-from bot.detection import manual_deadlock
-from bot.i18n import resolve, room_language
+from bot.i18n import resolve
 from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip
 from bot.models import CommandReply, CommandRequest, RoomKey
+from bot.state import RoomState
+from bot.transitions import Effects, Transitions
 from prompts.strings import t
-from storage.base import Transaction
-
-if TYPE_CHECKING:
-    from bot.engine import Engine
+from storage.base import Storage, Transaction
 
 log = logging.getLogger(__name__)
 
@@ -33,22 +33,34 @@ _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
 
 
 class AdminCommands:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(
+        self, *, storage: Storage, clock: Clock, channels: ChannelDirectory, admin_ids: list[str],
+        default_language: str, transitions: Transitions,
+        run_effects: Callable[[RoomKey, Effects], Awaitable[None]],
+        room_language: Callable[[RoomKey], Awaitable[str]],
+    ) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.channels = channels
+        self.admin_ids = admin_ids
+        self.default_language = default_language
+        self.transitions = transitions
+        self.run_effects = run_effects  # the engine: starts the summoned arbitration
+        self.room_language = room_language  # bot.i18n: the language a room is written in
 
     async def handle(self, request: CommandRequest) -> CommandReply:
         try:
             lang = await self._language(request)
         except Exception:
             log.exception("/arbiter: the room's language could not be read")
-            lang = self.engine.settings.language
+            lang = self.default_language
         # A context variable, not an attribute: commands for different rooms
         # run concurrently, each in its own task (and so its own context).
         _LANG.set(lang)
         parsed = parse_command(request.text)
         if isinstance(parsed, CommandError):
             return CommandReply(text=parsed.text(lang), ok=False)
-        is_admin = request.is_platform_admin or request.user_id in self.engine.settings.admin_ids
+        is_admin = request.is_platform_admin or request.user_id in self.admin_ids
         if parsed.changes_state and not is_admin:
             return CommandReply(text=self._t("cmd_not_admin"), ok=False)
         try:
@@ -63,13 +75,13 @@ class AdminCommands:
         given in a channel); the channel's or the global one when it has none."""
         room = await self._room(request)
         if room is None:
-            configured = (await self.engine.channels.get(request.platform, request.channel))
-            return resolve(configured.settings.get("language"), None, self.engine.settings.language)
-        return await room_language(self.engine, room)
+            configured = await self.channels.get(request.platform, request.channel)
+            return resolve(configured.settings.get("language"), None, self.default_language)
+        return await self.room_language(room)
 
     @property
     def lang(self) -> str:
-        return _LANG.get() or self.engine.settings.language
+        return _LANG.get() or self.default_language
 
     def _t(self, key: str, /, **fields: Any) -> str:
         return t(key, self.lang, **fields)
@@ -77,7 +89,7 @@ class AdminCommands:
     async def _room(self, request: CommandRequest) -> RoomKey | None:
         if request.thread:
             return RoomKey(request.platform, request.channel, request.thread)
-        latest = await self.engine.storage.latest_room(request.platform, request.channel)
+        latest = await self.storage.latest_room(request.platform, request.channel)
         return RoomKey.parse(latest) if latest else None
 
     async def _audit(
@@ -86,7 +98,7 @@ class AdminCommands:
     ) -> None:
         """Who changed what, before and after, in the transaction making the change."""
         await tx.add_audit(
-            at=self.engine.clock.now(),
+            at=self.clock.now(),
             platform=request.platform,
             channel=request.channel,
             user_id=request.user_id,
@@ -109,19 +121,18 @@ class AdminCommands:
 
         Returns the value it replaced.
         """
-        engine = self.engine
         if request.thread and not channel_only:
             room = RoomKey(request.platform, request.channel, request.thread)
             scope, scope_id = "room", room.id
-            before = (await engine.channels.room_settings(room)).get(key)
+            before = (await self.channels.room_settings(room)).get(key)
         else:
             scope, scope_id = "channel", channel_scope(request.platform, request.channel)
-            info = await engine.channels.get(request.platform, request.channel)
-            before = info.settings.get(key, engine.channels.defaults.get(key))
-        async with engine.storage.transaction() as tx:
+            info = await self.channels.get(request.platform, request.channel)
+            before = info.settings.get(key, self.channels.defaults.get(key))
+        async with self.storage.transaction() as tx:
             await tx.set_setting(scope, scope_id, key, value)
             await self._audit(tx, request, action, f"{scope}:{scope_id}", before, value)
-        engine.channels.invalidate(request.platform, request.channel)
+        self.channels.invalidate(request.platform, request.channel)
         telemetry.setting_changed(platform=request.platform, channel=request.channel,
                                   by=request.user_id, action=action, scope=f"{scope}:{scope_id}",
                                   before=before, after=value)
@@ -154,16 +165,15 @@ class AdminCommands:
         return CommandReply(text=self._t("cmd_resumed"))
 
     async def _roles(self, request: CommandRequest, cmd: Command) -> CommandReply:
-        engine = self.engine
-        info = await engine.channels.get(request.platform, request.channel)
+        info = await self.channels.get(request.platform, request.channel)
         before = {"owner": info.owner, "reviewer": info.reviewer}
         after = {"owner": cmd.owner, "reviewer": cmd.reviewer}
         scope_id = channel_scope(request.platform, request.channel)
-        async with engine.storage.transaction() as tx:
+        async with self.storage.transaction() as tx:
             await tx.set_bindings(request.platform, request.channel, "owner", cmd.owner)
             await tx.set_bindings(request.platform, request.channel, "reviewer", cmd.reviewer)
             await self._audit(tx, request, "roles", f"channel:{scope_id}", before, after)
-        engine.channels.invalidate(request.platform, request.channel)
+        self.channels.invalidate(request.platform, request.channel)
         telemetry.setting_changed(platform=request.platform, channel=request.channel,
                                   by=request.user_id, action="roles", scope=f"channel:{scope_id}",
                                   before=before, after=after)
@@ -172,45 +182,22 @@ class AdminCommands:
         )
 
     async def _summon(self, request: CommandRequest, cmd: Command) -> CommandReply:
-        engine = self.engine
         room = await self._room(request)
         if room is None:
             return CommandReply(text=self._t("cmd_no_room"), ok=False)
-        async with engine.lock(room):
-            state = await engine.load_state(room)
-            deadlock = manual_deadlock(state, after_message="")
-            if deadlock is None:
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.summon(unit, room)
+            if effects is None:
                 return CommandReply(text=self._t("cmd_already_waiting"), ok=False)
-            async with engine.storage.transaction() as tx:
-                arbitration_id = await tx.create_arbitration(
-                    room.id,
-                    state.epoch,
-                    deadlock.trigger.value,
-                    deadlock.evidence,
-                    engine.clock.now(),
-                )
-                await self._audit(
-                    tx, request, "summon", f"room:{room.id}", None,
-                    {"arbitration": arbitration_id},
-                )
-        telemetry.deadlock(room, deadlock.trigger.value, stalled_rounds=state.stalled_rounds,
-                           rounds=state.rounds)
-        engine.emit(
-            {
-                "event": "deadlock",
-                "room": room.label,
-                "after_message": "",
-                "trigger": deadlock.trigger.value,
-                "stalled_rounds": state.stalled_rounds,
-                "rounds": state.rounds,
-            }
-        )
-        engine.spawn(engine.resume_arbitration(room, arbitration_id))
+            await self._audit(
+                unit, request, "summon", f"room:{room.id}", None,
+                {"arbitration": effects.arbitrations[0]},
+            )
+        await self.run_effects(room, effects)  # the arbitration runs in its own task
         return CommandReply(text=self._t("cmd_summoned"))
 
     async def _status(self, request: CommandRequest, cmd: Command) -> CommandReply:
-        engine = self.engine
-        info = await engine.channels.get(request.platform, request.channel)
+        info = await self.channels.get(request.platform, request.channel)
         room = await self._room(request)
         yes, no = self._t("yes"), self._t("no")
         watched = yes if info.watched else no
@@ -221,12 +208,13 @@ class AdminCommands:
             self._t("status_roles", owner=mentions(info.owner), reviewer=mentions(info.reviewer)),
         ]
         if room is None:
-            values = dict(engine.channels.defaults)
+            values = dict(self.channels.defaults)
             values.update(info.settings)
             lines.append(self._t("cmd_no_room"))
         else:
-            values = await engine.channels.room_settings(room)
-            state = await engine.load_state(room)
+            values = await self.channels.room_settings(room)
+            raw = await self.storage.load_room_state(room.id)
+            state = RoomState() if raw is None else RoomState.model_validate_json(raw)
             lines.append(self._t(
                 "status_room",
                 started=moment(state.task_started_at) if state.task_started_at else "-",
@@ -242,7 +230,7 @@ class AdminCommands:
                     finding=f", {d['finding']}" if d.get("finding") else "",
                 ))
             lines.extend(findings_lines(state.findings, self.lang))
-            past = await engine.storage.room_arbitrations(room.id, limit=1)
+            past = await self.storage.room_arbitrations(room.id, limit=1)
             if past:
                 lines.append(self._t("status_last_verdict", verdict=past[-1].verdict,
                                      source=past[-1].source, id=past[-1].id))
@@ -259,7 +247,7 @@ class AdminCommands:
         room = await self._room(request)
         if room is None:
             return CommandReply(text=self._t("cmd_no_room"))
-        rows = await self.engine.storage.room_arbitrations(room.id, limit=10)
+        rows = await self.storage.room_arbitrations(room.id, limit=10)
         if not rows:
             return CommandReply(text=self._t("history_none"))
         lines = [self._t("history_header")]
@@ -285,25 +273,24 @@ class AdminCommands:
 
         Raises SettingsError, storing nothing, if a tunable is invalid.
         """
-        engine = self.engine
         scope_id = channel_scope(platform, channel)
         settings = check_room_settings({k: v for k, v in settings.items() if k in TUNABLE})
-        async with engine.storage.transaction() as tx:
+        async with self.storage.transaction() as tx:
             await tx.set_setting("channel", scope_id, "watched", True)
             if owner or reviewer:
                 await tx.set_bindings(platform, channel, "owner", owner)
                 await tx.set_bindings(platform, channel, "reviewer", reviewer)
             for key, value in settings.items():
                 await tx.set_setting("channel", scope_id, key, value)
-        engine.channels.invalidate(platform, channel)
+        self.channels.invalidate(platform, channel)
 
     async def replay_room(self) -> str | None:
         """The room the last replay on this database was in (replays may come in parts)."""
-        value = (await self.engine.storage.get_settings("replay", "console")).get("room")
+        value = (await self.storage.get_settings("replay", "console")).get("room")
         return str(value) if value else None
 
     async def remember_replay_room(self, room: str) -> None:
-        async with self.engine.storage.transaction() as tx:
+        async with self.storage.transaction() as tx:
             await tx.set_setting("replay", "console", "room", room)
 
 

@@ -2,23 +2,28 @@
 
 The arbitration row exists before anything is called; each step is written
 down before the next, so a restart resumes where the crash stopped and the
-verdict is enqueued exactly once.
+verdict is enqueued exactly once. The room's unit of work is held to start
+the arbitration and to record its verdict, never across the model call;
+meanwhile the room's stored messages wait (`RoomState.arbitrating`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bot import telemetry
 from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
+from bot.channels import ChannelDirectory
+from bot.clock import Clock
+from bot.config import Settings
 from bot.context_loader import load_context
-from bot.detection import Deadlock, start_epoch
-from bot.i18n import room_language
-from bot.ledger import Finding, apply_ruling
+from bot.detection import Deadlock
+from bot.ledger import Finding
 from bot.models import (
     EscalationStatus,
     MessageKind,
@@ -29,65 +34,83 @@ from bot.models import (
     VerdictKind,
     VerdictSource,
 )
-from bot.state import RoomState
+from bot.outbox import Outbox
+from bot.transitions import Effects, Transitions, load, save
 from prompts.strings import t
-from storage.base import EscalationRow
-
-if TYPE_CHECKING:
-    from bot.engine import Engine
+from storage.base import EscalationRow, Storage
 
 log = logging.getLogger(__name__)
 
 
 class ArbitrationFlow:
-    def __init__(self, engine: Engine, arbitrator: Arbitrator) -> None:
-        self.engine = engine
-        self.arbitrator = arbitrator
+    """Runs one arbitration at a time per call; the engine decides when."""
 
-    async def run(
-        self, room: RoomKey, state: RoomState, arbitration_id: int, trigger: str,
-        evidence: dict[str, Any],
+    def __init__(
+        self, *, storage: Storage, clock: Clock, channels: ChannelDirectory, outbox: Outbox,
+        arbitrator: Arbitrator, settings: Settings, emit: Callable[[dict[str, Any]], None],
+        room_language: Callable[[RoomKey], Awaitable[str]],
     ) -> None:
-        """Carry one arbitration to its verdict. The caller holds the room lock."""
-        engine, storage = self.engine, self.engine.storage
+        self.room_language = room_language  # bot.i18n: the language the room is written in
+        self.storage = storage
+        self.clock = clock
+        self.channels = channels
+        self.outbox = outbox
+        self.arbitrator = arbitrator
+        self.settings = settings
+        self.emit = emit
+
+    async def run(self, room: RoomKey, arbitration_id: int) -> None:
+        """Carry one arbitration to its verdict: a unit to start it, the model
+        call outside any unit, a fresh unit for the verdict."""
+        storage = self.storage
         row = await storage.get_arbitration(arbitration_id)
         if row is None or row.status in ("done", "cancelled"):
             return
-        stale = None
-        if state.awaiting_escalation is not None and state.awaiting_escalation != arbitration_id:
-            # Another arbitration already put this deadlock to the human (e.g. two
-            # `/arbiter summon`s at once): one deadlock, one verdict.
-            stale = f"superseded by escalation #{state.awaiting_escalation}"
-        elif row.epoch != state.epoch and row.progress_outbox_id is None:
-            # A verdict or a human message started a new epoch since: moot.
-            stale = f"epoch {row.epoch} ended (room is at epoch {state.epoch})"
-        if stale is not None:
-            async with storage.transaction() as tx:
-                await tx.update_arbitration(
-                    arbitration_id, status="cancelled", finished_at=engine.clock.now(),
+        values = await self.channels.room_settings(room)
+        language = await self.room_language(room)
+        values = {**values, "language": language}  # the prompt asks for the room's language
+        async with storage.room(room.id) as unit:
+            state = load(unit)
+            stale = None
+            if (
+                state.awaiting_escalation is not None
+                and state.awaiting_escalation != arbitration_id
+            ):
+                # Another arbitration already put this deadlock to the human (e.g.
+                # two `/arbiter summon`s at once): one deadlock, one verdict.
+                stale = f"superseded by escalation #{state.awaiting_escalation}"
+            elif row.epoch != state.epoch and row.progress_outbox_id is None:
+                # A verdict or a human message started a new epoch since: moot.
+                stale = f"epoch {row.epoch} ended (room is at epoch {state.epoch})"
+            if stale is not None:
+                await unit.update_arbitration(
+                    arbitration_id, status="cancelled", finished_at=self.clock.now(),
                     overrides=[stale],
                 )
-            return
-        _, values = await engine.thresholds(room)
-        language = await room_language(engine, room, state)
-        progress_id = row.progress_outbox_id
-        if progress_id is None:
-            progress = OutgoingMessage(kind=MessageKind.PROGRESS, text=t("progress", language))
-            async with storage.transaction() as tx:
-                progress_id = await tx.enqueue(
-                    room.id, "progress", progress.model_dump(mode="json"), engine.clock.now()
+                Transitions.arbitration_ended(state, arbitration_id)
+                await save(unit, room, state, self.clock.now(), Effects())
+                return
+            Transitions.arbitration_started(state, arbitration_id)
+            progress_id = row.progress_outbox_id
+            if progress_id is None:
+                progress = OutgoingMessage(kind=MessageKind.PROGRESS, text=t("progress", language))
+                progress_id = await unit.enqueue(
+                    room.id, "progress", progress.model_dump(mode="json"), self.clock.now()
                 )
-                await tx.update_arbitration(
+                await unit.update_arbitration(
                     arbitration_id, status="running", progress_outbox_id=progress_id
                 )
-        engine.outbox.note(room.id)
-        await engine.outbox.flush(room.id)
+            await save(unit, room, state, self.clock.now(), Effects())
+        self.outbox.note(room.id)
+        await self.outbox.flush(room.id)
 
-        deadlock = Deadlock(Trigger(trigger), str(evidence.get("after_message", "")), evidence)
+        evidence = row.evidence
+        deadlock = Deadlock(Trigger(row.trigger), str(evidence.get("after_message", "")), evidence)
         started = time.monotonic()
+        # The room's messages wait while the model thinks, so the state read
+        # above is the one the verdict is about.
         ctx = await load_context(
-            storage, room, state, deadlock, {**values, "language": language},
-            turns=engine.settings.arbiter_context_turns,
+            storage, room, state, deadlock, values, turns=self.settings.arbiter_context_turns
         )
         try:
             outcome = await self.arbitrator.arbitrate(ctx)
@@ -97,20 +120,19 @@ class ArbitrationFlow:
                 verdict=deterministic_escalation(
                     ctx, reason=t("arbiter_unavailable", language), source=VerdictSource.FALLBACK
                 ),
-                backend=engine.settings.arbiter_backend,
+                backend=self.settings.arbiter_backend,
                 status="fallback",
                 overrides=[f"arbitrator error: {type(exc).__name__}"],
             )
         latency = outcome.latency_ms or int((time.monotonic() - started) * 1000)
-        snapshot = state.model_copy(deep=True)
         try:
-            await self._record(room, state, arbitration_id, deadlock.trigger, progress_id,
-                               outcome, latency, values)
+            await self._record(room, arbitration_id, deadlock.trigger, progress_id,
+                               outcome, latency, language)
         except Exception as exc:
             # Whatever made this verdict unrecordable, the humans still get a
             # decision to make, and the arbitration does not stay `running`
-            # for recovery to call the model again every 30 s.
-            _restore(state, snapshot)
+            # for recovery to call the model again every 30 s. The failed
+            # unit rolled back: the fallback starts from the stored state.
             log.exception("recording the verdict of arbitration %s failed; escalating",
                           arbitration_id)
             fallback = ArbitrationOutcome(
@@ -126,14 +148,13 @@ class ArbitrationFlow:
                            f"recording the verdict failed: {type(exc).__name__}"],
             )
             try:
-                await self._record(room, state, arbitration_id, deadlock.trigger, progress_id,
-                                   fallback, latency, values)
+                await self._record(room, arbitration_id, deadlock.trigger, progress_id,
+                                   fallback, latency, language)
             except Exception:
-                _restore(state, snapshot)
                 log.exception("recording the fallback of arbitration %s failed too", arbitration_id)
                 await self._give_up(room, arbitration_id, progress_id, language, exc)
-        engine.outbox.note(room.id)
-        await engine.outbox.flush(room.id)
+        self.outbox.note(room.id)
+        await self.outbox.flush(room.id)
 
     async def _give_up(
         self, room: RoomKey, arbitration_id: int, progress_id: int, language: str,
@@ -142,49 +163,51 @@ class ArbitrationFlow:
         """Not even the deterministic ESCALATE could be recorded: end the arbitration.
 
         A fault that survives the fallback is not one a retry fixes; leaving
-        the row `running` would only call the model again every 30 s. If this
-        write fails too, the database itself is failing, and recovery retrying
-        later is the right thing.
+        the row `running` would only call the model again every 30 s (and hold
+        the room's messages). If this write fails too, the database itself is
+        failing, and recovery retrying later is the right thing.
         """
-        engine = self.engine
-        async with engine.storage.transaction() as tx:
-            await tx.update_arbitration(
-                arbitration_id, status="cancelled", finished_at=engine.clock.now(),
+        async with self.storage.room(room.id) as unit:
+            await unit.update_arbitration(
+                arbitration_id, status="cancelled", finished_at=self.clock.now(),
                 overrides=[f"no verdict could be recorded: {type(error).__name__}"],
             )
+            state = load(unit)
+            Transitions.arbitration_ended(state, arbitration_id)
+            await save(unit, room, state, self.clock.now(), Effects())
         # The room is not left reading "judging..." forever.
         notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_gave_up", language))
         try:
-            async with engine.storage.transaction() as tx:
+            async with self.storage.transaction() as tx:
                 await tx.enqueue(room.id, "notice", notice.model_dump(mode="json"),
-                                 engine.clock.now(), edit_of=progress_id)
+                                 self.clock.now(), edit_of=progress_id)
         except Exception:
             log.exception("arbitration %s: the progress message could not be replaced",
                           arbitration_id)
 
     async def _record(
-        self, room: RoomKey, state: RoomState, arbitration_id: int, trigger: Trigger,
-        progress_id: int, outcome: ArbitrationOutcome, latency: int, values: dict[str, Any],
+        self, room: RoomKey, arbitration_id: int, trigger: Trigger,
+        progress_id: int, outcome: ArbitrationOutcome, latency: int, language: str,
     ) -> None:
-        engine = self.engine
+        """The verdict, its post, its escalation and the room's new state: one unit."""
         verdict = outcome.verdict
         escalate = verdict.kind is VerdictKind.ESCALATE
-        if verdict.ruling is not None:
-            # People read which demand stands, not the two raw lines.
-            language = await room_language(self.engine, room, state)
-            sentence = ruling_sentence(state.findings, verdict.ruling, language)
-            verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
-        message = OutgoingMessage(
-            kind=MessageKind.VERDICT,
-            text=verdict.text,
-            escalation_id=arbitration_id if escalate else None,
-            options=verdict.options if escalate else [],
-            mention_user_ids=[state.requester] if escalate and state.requester else [],
-        )
-        channel = await engine.channels.get(room.platform, room.channel)
-        now = engine.clock.now()
-        async with engine.storage.transaction() as tx:
-            await tx.update_arbitration(
+        channel = await self.channels.get(room.platform, room.channel)
+        async with self.storage.room(room.id) as unit:
+            state = load(unit)
+            if verdict.ruling is not None:
+                # People read which demand stands, not the two raw lines.
+                sentence = ruling_sentence(state.findings, verdict.ruling, language)
+                verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
+            message = OutgoingMessage(
+                kind=MessageKind.VERDICT,
+                text=verdict.text,
+                escalation_id=arbitration_id if escalate else None,
+                options=verdict.options if escalate else [],
+                mention_user_ids=[state.requester] if escalate and state.requester else [],
+            )
+            now = self.clock.now()
+            await unit.update_arbitration(
                 arbitration_id,
                 status="done",
                 prompt_chars=outcome.prompt_chars,
@@ -200,12 +223,11 @@ class ArbitrationFlow:
                 latency_ms=latency,
                 finished_at=now,
             )
-            outbox_id = await tx.enqueue(
+            outbox_id = await unit.enqueue(
                 room.id, "verdict", message.model_dump(mode="json"), now, edit_of=progress_id
             )
-            state.arbitrations_since_human += 1
             if escalate:
-                await tx.create_escalation(
+                await unit.create_escalation(
                     EscalationRow(
                         id=arbitration_id,
                         room_id=room.id,
@@ -217,19 +239,8 @@ class ArbitrationFlow:
                         created_at=now,
                     )
                 )
-                state.awaiting_escalation = state.last_escalation = arbitration_id
-            else:
-                if verdict.kind is VerdictKind.PROCEED:
-                    state.proceed_triggers = [*state.proceed_triggers, trigger]
-                start_epoch(state)
-            if verdict.ruling is not None:
-                apply_ruling(
-                    state.findings, verdict.ruling.upheld, verdict.ruling.retired,
-                    state.task_rounds,
-                )
-            await tx.save_room_state(
-                room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
-            )
+            Transitions.verdict(state, arbitration_id, verdict, trigger)
+            await save(unit, room, state, now, Effects())
         telemetry.verdict(room, arbitration_id, kind=verdict.kind.value,
                           source=verdict.source.value, backend=outcome.backend,
                           model=outcome.model, latency_ms=latency)
@@ -243,7 +254,7 @@ class ArbitrationFlow:
         }
         if verdict.ruling is not None:
             event["ruling"] = {"upheld": verdict.ruling.upheld, "retired": verdict.ruling.retired}
-        engine.emit(event)
+        self.emit(event)
 
 
 def ruling_sentence(findings: list[Finding], ruling: Ruling, language: str) -> str:
@@ -256,12 +267,3 @@ def ruling_sentence(findings: list[Finding], ruling: Ruling, language: str) -> s
 
     return t("ruling_sentence", language, upheld=ruling.upheld, retired=ruling.retired,
              upheld_summary=summary(ruling.upheld), retired_summary=summary(ruling.retired))
-
-
-def _restore(state: RoomState, snapshot: RoomState) -> None:
-    """Put back, in place, a room state a failed record changed before its rollback.
-
-    In place: the engine's cache and the caller hold this very object.
-    """
-    for name in type(state).model_fields:
-        setattr(state, name, getattr(snapshot, name))

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot import telemetry
+from bot.ingest import store_incoming
 from bot.models import IncomingMessage, RoomKey
 
 if TYPE_CHECKING:
@@ -63,20 +64,24 @@ async def plan(engine: Engine, platform: str) -> CatchUpPlan:
 
 
 async def catch_up_room(engine: Engine, room: RoomKey, fetch: Fetch) -> int:
-    """Store and apply what `fetch` finds for the room; returns how many were new."""
-    engine._enter(room)  # live messages of the room now wait behind this
+    """Store and apply what `fetch` finds for the room; returns how many were new.
+
+    While the room catches up, its live messages are stored but not applied
+    (`Engine.receive` sees `catching_up`); afterwards everything unapplied goes
+    in the platform's order, missed and live together.
+    """
+    engine.catching_up.add(room.id)
+    new = 0
     try:
-        async with engine.lock(room):
-            found = await fetch()
-            new = 0
-            for message in found:
-                if message.is_self or message.room != room:
-                    continue
-                if await engine.rooms.store_incoming(room, message) is not None:
-                    new += 1
-            await engine.rooms.apply_stored(room, platform_order=True)
+        found = await fetch()
+        for message in found:
+            if message.is_self or message.room != room:
+                continue
+            if await store_incoming(engine.storage, engine.channels, message) is not None:
+                new += 1
     finally:
-        engine._leave(room)
+        engine.catching_up.discard(room.id)
+    await engine.apply_stored(room, platform_order=True)
     if new:
         log.info("catch-up: %d missed message(s) in %s", new, room.label)
         telemetry.caught_up(room.platform, new)

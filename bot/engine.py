@@ -1,15 +1,19 @@
-"""The engine: one inbound event at a time per room, rooms concurrently.
+"""The engine: wiring that runs the rooms' transitions and their effects.
 
-Every message goes through: watched? -> role -> the room's ingest (detection,
-one storage transaction, events, arbitration: bot/ingest.py) -> outbox.
-Nothing here knows which platform it serves.
+An incoming message is stored first (`bot.ingest`), then each room applies
+its stored messages oldest first, one unit of work (`Storage.room`) per
+message (`bot.transitions`); what a transition returns (arbitrations to
+start, events, posts to flush) runs after its unit commits. An arbitration
+holds its room's messages (`RoomState.arbitrating`) until its verdict, which
+is recorded in a fresh unit; then the room goes on from storage. Nothing
+here knows which platform it serves, and nothing here keeps a room's state:
+it lives in storage.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
 from collections.abc import Coroutine, Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,23 +26,24 @@ from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.detection import Thresholds
-from bot.escalation_flow import EscalationFlow
+from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed
-from bot.ingest import RoomIngest, clip
-from bot.lru import LRU
+from bot.i18n import room_language
+from bot.ingest import store_incoming
 from bot.models import (
     AnswerResult,
     ButtonClick,
     CommandReply,
     CommandRequest,
     IncomingMessage,
-    Role,
     RoomKey,
 )
 from bot.outbox import Outbox
 from bot.ports import EventListener, Transport
 from bot.state import RoomState
-from storage.base import Storage
+from bot.transitions import Effects, RoomContext, Transitions
+from prompts.strings import t
+from storage.base import ActionRow, Storage
 
 log = logging.getLogger(__name__)
 
@@ -63,16 +68,26 @@ class Engine:
         self.quiet_close = quiet_close
         self.channels = ChannelDirectory(settings, storage)
         self.outbox = Outbox(storage, self.transports, self.clock)
-        self.arbitration = ArbitrationFlow(self, arbitrator or Arbitrator(settings))
-        self.escalations = EscalationFlow(self)
-        self.admin = AdminCommands(self)
-        self.rooms = RoomIngest(self)
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self.states: LRU[str, RoomState] = LRU(2048)
-        self.open_turns: set[str] = set()
+        self.transitions = Transitions(self.clock, settings.admin_ids)
+        self.arbitration = ArbitrationFlow(
+            storage=storage, clock=self.clock, channels=self.channels, outbox=self.outbox,
+            arbitrator=arbitrator or Arbitrator(settings), settings=settings, emit=self.emit,
+            room_language=self.room_language,
+        )
+        self.reminders = Reminders(storage, self.channels, self.clock, self.room_language)
+        self.admin = AdminCommands(
+            storage=storage, clock=self.clock, channels=self.channels,
+            admin_ids=settings.admin_ids, default_language=settings.language,
+            transitions=self.transitions, run_effects=self._run_spawned,
+            room_language=self.room_language,
+        )
+        # Rooms with an open turn -> its last message (None: not known yet), so
+        # `tick()` opens a unit only for turns that may have gone quiet.
+        self.open_turns: dict[str, datetime | None] = {}
+        self.catching_up: set[str] = set()  # rooms reading what they missed (bot.catchup)
         self._tasks: set[asyncio.Task[None]] = set()
-        self.inflight: dict[str, int] = {}  # messages of a room handed in, not yet done
-        self.recovering: set[str] = set()
+        # Arbitrations this process is carrying now: recovery leaves them alone.
+        self._arbitrating: set[int] = set()
         self._last_recovery: datetime | None = None
         self._closing = False
 
@@ -96,7 +111,8 @@ class Engine:
         Each room resumes in its own task (a resumed model call can take
         minutes; the adapters must not wait for it). `drain()` waits for them.
         """
-        self.open_turns.update(await self.storage.rooms_with_open_turns())
+        for room_id in await self.storage.rooms_with_open_turns():
+            self.open_turns.setdefault(room_id, None)
         await self.recover()
         await self.outbox.flush()
 
@@ -104,8 +120,9 @@ class Engine:
         """Finish arbitrations and messages left unfinished, room by room.
 
         Called at start and from `tick()`: an exception after a commit (or a
-        crash) must not strand a room until the next restart. Rooms that are
-        busy right now are left for a later call.
+        crash) must not strand a room until the next restart. Applying a
+        room's messages twice at once is harmless (each unit takes the oldest
+        one left), so only the arbitrations carried now are skipped.
         """
         rooms: dict[str, list[int]] = {}
         for row in await self.storage.unfinished_arbitrations():
@@ -113,28 +130,30 @@ class Engine:
         for message in await self.storage.unprocessed_messages():
             rooms.setdefault(message.room_id, [])
         for room_id, arbitration_ids in rooms.items():
-            room = RoomKey.parse(room_id)
-            if self.inflight.get(room_id) or room_id in self.recovering or self.lock(room).locked():
+            if any(a in self._arbitrating for a in arbitration_ids):
                 continue
-            self.recovering.add(room_id)
-            self.spawn(self._recover_room(room, arbitration_ids))
+            self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
+        for action in await self.storage.unprocessed_actions():
+            self.spawn(self.apply_click(action.id))  # applied once: a compare-and-set
 
     async def _recover_room(self, room: RoomKey, arbitration_ids: list[int]) -> None:
-        try:
-            for arbitration_id in arbitration_ids:
-                await self.resume_arbitration(room, arbitration_id)
-            await self.rooms.finish_unprocessed(room)
-        finally:
-            self.recovering.discard(room.id)
+        for arbitration_id in arbitration_ids:
+            await self._arbitrate(room, arbitration_id)
+        await self.apply_stored(room)
 
     async def resume_arbitration(self, room: RoomKey, arbitration_id: int) -> None:
-        async with self.lock(room):
-            row = await self.storage.get_arbitration(arbitration_id)
-            if row is None or row.status in ("done", "cancelled"):
-                return
-            state = await self.load_state(room)
-            await self.arbitration.run(room, state, row.id, row.trigger, row.evidence)
-        await self.outbox.flush(room.id)
+        """Carry one arbitration to its verdict, then apply what waited for it."""
+        await self._arbitrate(room, arbitration_id)
+        await self.apply_stored(room)
+
+    async def _arbitrate(self, room: RoomKey, arbitration_id: int) -> None:
+        if arbitration_id in self._arbitrating:
+            return  # carried by another task of this process
+        self._arbitrating.add(arbitration_id)
+        try:
+            await self.arbitration.run(room, arbitration_id)
+        finally:
+            self._arbitrating.discard(arbitration_id)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run work in its own task (an arbitration, `/arbiter summon`); `drain()` waits."""
@@ -171,69 +190,83 @@ class Engine:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def lock(self, room: RoomKey) -> asyncio.Lock:
-        lock = self._locks.get(room.id)
-        if lock is None:
-            lock = self._locks[room.id] = asyncio.Lock()
-        return lock
+    # -- rooms --------------------------------------------------------------
+    async def room_language(self, room: RoomKey) -> str:
+        """The language everything the bot writes into `room` is in."""
+        return await room_language(self, room)
 
-    # -- state ------------------------------------------------------------
     async def load_state(self, room: RoomKey) -> RoomState:
-        state = self.states.get(room.id)
-        if state is None:
-            raw = await self.storage.load_room_state(room.id)
-            state = RoomState() if raw is None else RoomState.model_validate_json(raw)
-            self.states.put(room.id, state)
-        return state
+        """The room's stored state (a read: displays, tests)."""
+        raw = await self.storage.load_room_state(room.id)
+        return RoomState() if raw is None else RoomState.model_validate_json(raw)
 
-    def forget_state(self, room: RoomKey) -> None:
-        self.states.pop(room.id)
-
-    async def thresholds(self, room: RoomKey) -> tuple[Thresholds, dict[str, Any]]:
+    async def context(self, room: RoomKey) -> RoomContext:
+        """Settings a transition needs, read before its unit opens."""
         values = await self.channels.room_settings(room)
         quiet = float(values["turn_quiet_seconds"]) if self.quiet_close else None
-        return (
-            Thresholds(
-                stall_threshold=int(values["stall_threshold"]),
-                max_rounds=int(values["max_rounds"]),
-                turn_quiet_seconds=quiet,
-            ),
-            values,
+        thresholds = Thresholds(
+            stall_threshold=int(values["stall_threshold"]),
+            max_rounds=int(values["max_rounds"]),
+            turn_quiet_seconds=quiet,
         )
+        channel = await self.channels.get(room.platform, room.channel)
+        return RoomContext(channel, thresholds, values, await self.room_language(room))
+
+    async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
+        """Apply the room's stored messages oldest first, one unit each.
+
+        Stops when none is left or an arbitration holds the room; a deadlock
+        found here is arbitrated before the next message (which may answer it).
+        `platform_order` (catch-up) goes by the platform's order instead of the
+        stored one: missed messages are stored after live ones that came later.
+        """
+        while True:
+            ctx = await self.context(room)
+            async with self.storage.room(room.id) as unit:
+                rows = await unit.unprocessed_messages()
+                if not rows:
+                    return
+                if platform_order:
+                    # Time, then id: a Slack ts and a Discord snowflake both
+                    # order by length, then digits.
+                    rows.sort(key=lambda r: (r.ts, len(r.message_id), r.message_id))
+                effects = await self.transitions.message(unit, room, rows[0], ctx)
+            if effects is None:
+                return  # held by an arbitration: its task goes on after the verdict
+            await self._run(room, effects, inline=True)
+
+    async def _run(self, room: RoomKey, effects: Effects, *, inline: bool) -> None:
+        """What a committed transition asked for: reports, arbitrations, posts."""
+        if effects.saved:
+            if effects.open_turn_at is not None:
+                self.open_turns[room.id] = effects.open_turn_at
+            else:
+                self.open_turns.pop(room.id, None)
+        effects.run_reports(self.emit)
+        if effects.posted:
+            self.outbox.note(room.id)
+        for arbitration_id in effects.arbitrations:
+            if inline:
+                await self._arbitrate(room, arbitration_id)
+            else:
+                self.spawn(self.resume_arbitration(room, arbitration_id))
+        await self.outbox.flush(room.id)
+
+    async def _run_spawned(self, room: RoomKey, effects: Effects) -> None:
+        await self._run(room, effects, inline=False)
 
     # -- inbound ----------------------------------------------------------
     async def on_message(self, message: IncomingMessage) -> None:
+        """Store and apply (replays, tests). A message of a room busy with an
+        arbitration in another task is applied by that task, after the verdict."""
         if message.is_self:
             return
-        room = message.room
-        # A message's place in its room is fixed here, before anything awaits:
-        # asyncio locks are FIFO, and while any message of the room is in
-        # flight, later ones are stored first (the platform was already told
-        # we have them) and then queue in the order their storing finished,
-        # which is the order they came in.
-        # Busy also when something else holds the room (an arbitration task, a
-        # click, a command): a model call can take minutes.
-        busy = (
-            self.inflight.get(room.id, 0) > 0
-            or self.lock(room).locked()
-            or room.id in self.recovering  # older stored messages go first
-        )
-        self._enter(room)
-        try:
-            stored: int | None = None
-            if busy:
-                # The platform was already told we have it: store it now.
-                stored = await self.rooms.store_incoming(room, message)
-                if stored is None:
-                    return  # not ours, or a redelivery of a message already stored
-            async with self.lock(room):
-                await self._accept(room, message, stored)
-        finally:
-            self._leave(room)
-        await self.outbox.flush(room.id)
+        if await store_incoming(self.storage, self.channels, message) is None:
+            return  # not ours, or a redelivery of a message already stored
+        await self.apply_stored(message.room)
 
     async def receive(self, message: IncomingMessage) -> None:
-        """Store the message, then process it in a task (adapters: before the ack).
+        """Store the message, then apply it in a task (adapters: before the ack).
 
         Returns once the message is stored: the platform may be told we have
         it. Storing takes no room lock, so a room busy with a minutes-long
@@ -242,48 +275,59 @@ class Engine:
         """
         if message.is_self:
             return
-        room = message.room
-        self._enter(room)  # from here on, this room's later messages queue behind it
-        try:
-            seq = await self.rooms.store_incoming(room, message)
-        except BaseException:
-            self._leave(room)
-            raise
-        if seq is None or armed("after_store"):
-            # Not ours, a redelivery, or (crash tests) acknowledged and never
-            # processed here: the next start finds it in storage.
-            self._leave(room)
+        seq = await store_incoming(self.storage, self.channels, message)
+        if seq is None or armed("after_store") or message.room.id in self.catching_up:
+            # Not ours, a redelivery, a room catching up (it applies its
+            # messages, live ones included, in platform order when done), or
+            # (crash tests) acknowledged and never processed here: the next
+            # start finds it in storage.
             return
-        self.spawn(self._process_received(room))
+        self.spawn(self.apply_stored(message.room))
 
-    async def _process_received(self, room: RoomKey) -> None:
-        try:
-            await self.rooms.finish_unprocessed(room)
-        finally:
-            self._leave(room)
+    async def receive_click(self, click: ButtonClick, delivery_id: str) -> None:
+        """Store a click, then apply it in a task (adapters: before the ack).
 
-    def _enter(self, room: RoomKey) -> None:
-        self.inflight[room.id] = self.inflight.get(room.id, 0) + 1
+        Like `receive`: once this returns the platform may be told we have it;
+        the answer is applied from storage, and what the clicker alone should
+        read goes out as a private post.
+        """
+        row = ActionRow(
+            platform=click.platform, delivery_id=delivery_id, kind="click",
+            room_id=RoomKey(click.platform, click.channel, click.thread).id,
+            payload=click.model_dump(mode="json"), received_at=self.clock.now(),
+        )
+        async with self.storage.transaction() as tx:
+            action_id = await tx.insert_action(row)
+        if action_id is None or armed("after_store"):
+            return  # a redelivery, or (crash tests) left for the next start
+        self.spawn(self.apply_click(action_id))
 
-    def _leave(self, room: RoomKey) -> None:
-        self.inflight[room.id] -= 1
-        if not self.inflight[room.id]:
-            del self.inflight[room.id]
-
-    async def _accept(self, room: RoomKey, message: IncomingMessage, stored: int | None) -> None:
-        if stored:
-            # Stored while the room was busy: apply it, and anything older still
-            # waiting, in stored order (it may already have been applied).
-            await self.rooms.apply_stored(room, up_to=stored)
+    async def apply_click(self, action_id: int) -> None:
+        """Apply a stored click in its room's unit (marked applied in the same unit)."""
+        action = await self.storage.get_action(action_id)
+        if action is None or action.processed:
             return
-        channel = await self.channels.get(room.platform, room.channel)
-        ids = [message.author_id, *message.author_alt_ids]
-        role = message.role_hint or channel.role_of(ids)
-        if role is Role.USER and message.is_bot:
-            role = Role.OTHER
-        if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
-            return  # unwatched channels and unbound bots are never stored
-        await self.rooms.ingest(room, message, role, clip(message.text), stored_seq=stored)
+        click = ButtonClick.model_validate(action.payload)
+        escalation = await self.storage.get_escalation(click.escalation_id)
+        if escalation is None:
+            room = RoomKey.parse(action.room_id)
+            async with self.storage.transaction() as tx:
+                if await tx.mark_action_processed(action_id):
+                    text = t("answer_unknown", self.settings.language)
+                    await enqueue_private(tx, room, click.user_id, text, self.clock.now())
+            self.outbox.note(room.id)
+            await self.outbox.flush(room.id)
+            return
+        room = RoomKey.parse(escalation.room_id)
+        ctx = await self.context(room)
+        async with self.storage.room(room.id) as unit:
+            if not await unit.mark_action_processed(action_id):
+                return  # another task applied it
+            effects = await self.transitions.click(
+                unit, room, escalation.id, click.user_id, click.option, ctx,
+                platform_admin=click.is_platform_admin, tell_privately=True,
+            )
+        await self._run(room, effects, inline=False)
 
     async def catch_up_plan(self, platform: str) -> catchup.CatchUpPlan:
         """Where each watched channel's and open room's stored history ends."""
@@ -294,7 +338,25 @@ class Engine:
         return await catchup.catch_up_room(self, room, fetch)
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
-        return await self.escalations.on_button(click)
+        """Apply a click now and return what the clicker alone should read (the
+        Discord adapter, which answers the interaction itself; Slack stores
+        clicks first: `receive_click`)."""
+        row = await self.storage.get_escalation(click.escalation_id)
+        if row is None:
+            return AnswerResult(
+                accepted=False, private_text=t("answer_unknown", self.settings.language)
+            )
+        room = RoomKey.parse(row.room_id)
+        ctx = await self.context(room)
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.click(
+                unit, room, row.id, click.user_id, click.option, ctx,
+                platform_admin=click.is_platform_admin,
+            )
+        await self._run(room, effects, inline=False)
+        reply = effects.reply
+        assert reply is not None
+        return AnswerResult(accepted=reply.kind is not None, private_text=reply.private_text)
 
     async def on_command(self, request: CommandRequest) -> CommandReply:
         return await self.admin.handle(request)
@@ -312,22 +374,19 @@ class Engine:
         """
         for room_id in list(rooms if rooms is not None else self.open_turns):
             room = RoomKey.parse(room_id)
-            if not force:
-                cached = self.states.get(room.id)
-                turn = cached.open_turn if cached is not None else None
-                if self.lock(room).locked() or room.id in self.inflight or (
-                    turn is not None
-                    and (self.clock.now() - turn.last_at).total_seconds()
-                    < float((await self.channels.room_settings(room))["turn_quiet_seconds"])
-                ):
-                    continue  # busy (e.g. an arbitration), or not quiet yet: next tick
-            channel = await self.channels.get(room.platform, room.channel)
-            if channel.paused:
+            ctx = await self.context(room)
+            last_at = self.open_turns.get(room_id)
+            if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
+                if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
+                    continue  # not quiet yet: next tick
+            if ctx.channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged
-            async with self.lock(room):
-                state = await self.load_state(room)
-                await self.rooms.close_turn(room, state, force=force, at_eof=at_eof)
-            await self.outbox.flush(room.id)
+            async with self.storage.room(room.id) as unit:
+                effects = await self.transitions.close_turn(
+                    unit, room, ctx, force=force, at_eof=at_eof
+                )
+            if effects is not None:
+                await self._run(room, effects, inline=at_eof)
 
     async def tick(self) -> None:
         try:
@@ -336,9 +395,10 @@ class Engine:
             if self._last_recovery is None or now - self._last_recovery >= RECOVERY_EVERY:
                 self._last_recovery = now
                 await self.recover()
-            await self.escalations.send_reminders(
+            for room_id in await self.reminders.send(
                 self.clock.now() - timedelta(seconds=self.settings.reminder_after)
-            )
+            ):
+                self.outbox.note(room_id)
             await self.outbox.flush()
         except Exception:
             log.exception("tick failed; will try again")

@@ -97,7 +97,16 @@ class Core(Protocol):
         how many were new. The room is held from before `fetch` is called."""
         ...
 
-    async def on_button(self, click: ButtonClick) -> AnswerResult: ...
+    async def receive_click(self, click: ButtonClick, delivery_id: str) -> None:
+        """Store the click and return; it is applied afterwards, from storage, and
+        a refusal reaches the clicker as a private post. `delivery_id` is the
+        platform's id of this delivery (a redelivery is dropped)."""
+        ...
+
+    async def on_button(self, click: ButtonClick) -> AnswerResult:
+        """Apply the click before returning; the result's private text is for the
+        caller to show (an adapter that answers the interaction itself)."""
+        ...
 
     async def on_command(self, request: CommandRequest) -> CommandReply: ...
 

@@ -76,6 +76,8 @@ class RoomState(BaseModel):
     carry_progress: bool = False  # a reviewer turn that completed no round raised something
     findings: list[Finding] = Field(default_factory=list)  # the task's ledger
     fired: list[Trigger] = Field(default_factory=list)
+    # Arbitrations in flight: the room's stored messages wait for their verdicts.
+    arbitrating: list[int] = Field(default_factory=list)
     awaiting_escalation: int | None = None
     last_escalation: int | None = None  # the latest one, answered or not
     decided_turn_seq: int | None = None  # turn_seq when it was answered (late digits)

@@ -61,6 +61,22 @@ class CatchUpMark(BaseModel):
     last_activity_at: datetime | None = None
 
 
+class ActionRow(BaseModel):
+    """A stored click (or command): kept before the platform is acknowledged,
+    applied from storage afterwards."""
+
+    id: int = 0
+    platform: str
+    delivery_id: str  # the platform's id of this delivery: a redelivery is dropped
+    kind: str  # "click"
+    room_id: str
+    payload: dict[str, Any]  # the core's model of it (`bot.models.ButtonClick`)
+    received_at: datetime
+    processed: bool = False
+    claimed_by: str | None = None  # the instance applying it (several instances)
+    lease_until: datetime | None = None  # ... until then; after, another may
+
+
 class ArbitrationRow(BaseModel):
     id: int
     room_id: str
@@ -140,6 +156,15 @@ class Transaction(abc.ABC):
     @abc.abstractmethod
     async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
         """The stored message `seq` has been applied: record its epoch and agent turn."""
+
+    @abc.abstractmethod
+    async def insert_action(self, row: ActionRow) -> int | None:
+        """Store a click or command, unprocessed; its id, or None for a redelivery
+        (the platform already gave us this `delivery_id`)."""
+
+    @abc.abstractmethod
+    async def mark_action_processed(self, action_id: int) -> bool:
+        """Compare-and-set unprocessed -> processed; False when it was already."""
 
     @abc.abstractmethod
     async def save_room_state(
@@ -299,6 +324,14 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     async def unprocessed_messages(self, room_id: str | None = None) -> list[MessageRow]:
         """Messages stored but not yet applied (a crash came in between), oldest first."""
+
+    @abc.abstractmethod
+    async def get_action(self, action_id: int) -> ActionRow | None:
+        """One stored click or command, or None."""
+
+    @abc.abstractmethod
+    async def unprocessed_actions(self) -> list[ActionRow]:
+        """Clicks and commands stored but not yet applied, oldest first."""
 
     @abc.abstractmethod
     async def rooms_with_open_turns(self) -> list[str]:

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import asyncpg
 
 from storage.base import (
+    ActionRow,
     ArbitrationRow,
     AuditRow,
     CatchUpMark,
@@ -284,6 +285,14 @@ class PostgresStorage(Storage):
             "SELECT id FROM rooms WHERE (state::json ->> 'open_turn') IS NOT NULL ORDER BY id"
         )
         return [str(r["id"]) for r in rows]
+
+    async def get_action(self, action_id: int) -> ActionRow | None:
+        row = await self._one("SELECT * FROM actions WHERE id = $1", action_id)
+        return None if row is None else ActionRow.model_validate(row)
+
+    async def unprocessed_actions(self) -> list[ActionRow]:
+        rows = await self._all("SELECT * FROM actions WHERE processed = 0 ORDER BY id")
+        return [ActionRow.model_validate(r) for r in rows]
 
     async def catch_up_marks(self, platform: str) -> list[CatchUpMark]:
         # DISTINCT ON keeps each room's latest stored message (ts is ISO text

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 
 from storage.base import (
+    ActionRow,
     ArbitrationRow,
     EscalationRow,
     MessageRow,
@@ -60,6 +61,21 @@ class PostgresTransaction(Transaction):
     async def get_outbox(self, outbox_id: int) -> OutboxRow | None:
         row = await self.conn.fetchrow("SELECT * FROM outbox WHERE id = $1", outbox_id)
         return None if row is None else OutboxRow.model_validate(load_row(row))
+
+    async def insert_action(self, row: ActionRow) -> int | None:
+        action_id = await self.conn.fetchval(
+            "INSERT INTO actions (platform, delivery_id, kind, room_id, payload, received_at,"
+            " processed) VALUES ($1, $2, $3, $4, $5, $6, 0) ON CONFLICT DO NOTHING RETURNING id",
+            row.platform, row.delivery_id, row.kind, row.room_id, dump(row.payload),
+            row.received_at.isoformat(),
+        )
+        return None if action_id is None else int(action_id)
+
+    async def mark_action_processed(self, action_id: int) -> bool:
+        status = await self.conn.execute(
+            "UPDATE actions SET processed = 1 WHERE id = $1 AND processed = 0", action_id
+        )
+        return _rows_changed(str(status)) == 1
 
     async def insert_message(self, row: MessageRow) -> int | None:
         seq = await self.conn.fetchval(

@@ -22,6 +22,7 @@ from typing import Any
 import aiosqlite
 
 from storage.base import (
+    ActionRow,
     ArbitrationRow,
     AuditRow,
     CatchUpMark,
@@ -247,6 +248,14 @@ class SqliteStorage(Storage):
                 (room_id,),
             )
         return [MessageRow.model_validate(r) for r in rows]
+
+    async def get_action(self, action_id: int) -> ActionRow | None:
+        row = await self._one("SELECT * FROM actions WHERE id = ?", (action_id,))
+        return None if row is None else ActionRow.model_validate(row)
+
+    async def unprocessed_actions(self) -> list[ActionRow]:
+        rows = await self._all("SELECT * FROM actions WHERE processed = 0 ORDER BY id")
+        return [ActionRow.model_validate(r) for r in rows]
 
     async def rooms_with_open_turns(self) -> list[str]:
         rows = await self._all(

@@ -9,6 +9,7 @@ from typing import Any
 import aiosqlite
 
 from storage.base import (
+    ActionRow,
     ArbitrationRow,
     EscalationRow,
     MessageRow,
@@ -79,6 +80,21 @@ class SqliteTransaction(Transaction):
             "UPDATE messages SET processed = 1, epoch = ?, turn_no = ? WHERE seq = ?",
             (epoch, turn_no, seq),
         )
+
+    async def insert_action(self, row: ActionRow) -> int | None:
+        cursor = await self.db.execute(
+            "INSERT OR IGNORE INTO actions (platform, delivery_id, kind, room_id, payload,"
+            " received_at, processed) VALUES (?, ?, ?, ?, ?, ?, 0)",
+            (row.platform, row.delivery_id, row.kind, row.room_id, dump(row.payload),
+             row.received_at.isoformat()),
+        )
+        return cursor.lastrowid if cursor.rowcount == 1 else None
+
+    async def mark_action_processed(self, action_id: int) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE actions SET processed = 1 WHERE id = ? AND processed = 0", (action_id,)
+        )
+        return cursor.rowcount == 1
 
     async def save_room_state(
         self,

@@ -1,10 +1,10 @@
 """The slack-bolt AsyncApp: events, button clicks and `/arbiter`, fed to the core.
 
-A message is stored before Slack gets its acknowledgement (one insert, well
-within Slack's 3 seconds); the core processes it afterwards, from storage.
-Clicks and commands acknowledge at once and hand the real work (users.info,
-the core, replies) to a tracked task; `drain()` lets shutdown (and tests)
-wait for that work. Duplicate deliveries (Slack
+A message or a button click is stored before Slack gets its acknowledgement
+(one insert, well within Slack's 3 seconds); the core processes it
+afterwards, from storage. Commands acknowledge at once and hand the real work
+(users.info, the core, replies) to a tracked task; `drain()` lets shutdown
+(and tests) wait for that work. Duplicate deliveries (Slack
 retries, a reconnecting socket) are dropped by event id here and by message id
 in the core.
 """
@@ -139,20 +139,20 @@ class Inbound:
 
     async def on_action(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
                         action: dict[str, Any]) -> None:
-        await ack()
-        self.spawn(self._click(body, action), "button click")
-
-    async def _click(self, body: dict[str, Any], action: dict[str, Any]) -> None:
         user = translate.user_id(body)
-        click = translate.button_click(body, action,
-                                       is_platform_admin=await self.is_platform_admin(user))
+        # Asked before storing: the stored click must say whether its author
+        # may answer as an admin (users.info is cached for a few minutes).
+        admin = bool(user) and await self.is_platform_admin(user)
+        click = translate.button_click(body, action, is_platform_admin=admin)
         if click is None:
             log.warning("slack: click with an unknown action value ignored")
-            return
-        result = await self.engine.on_button(click)
-        if result.private_text:
-            room = RoomKey(translate.PLATFORM, click.channel, click.thread)
-            await self.transport.post_private(room, click.user_id, result.private_text)
+        else:
+            # Stored before Slack gets its acknowledgement, as messages are (a
+            # failure to store is no 200): an acknowledged click survives a
+            # crash; the core applies it from storage and tells the clicker
+            # (ephemeral) if it was refused.
+            await self.engine.receive_click(click, translate.action_delivery_key(body, action))
+        await ack()
 
     async def on_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
                          respond: Callable[..., Awaitable[Any]]) -> None:

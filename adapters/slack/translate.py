@@ -191,6 +191,17 @@ def button_click(body: dict[str, Any], action: dict[str, Any], *,
                        is_platform_admin=is_platform_admin)
 
 
+def action_delivery_key(body: dict[str, Any], action: dict[str, Any]) -> str:
+    """What tells one click from a redelivery of it: Slack's trigger id, unique per
+    interaction (else the action's timestamp and the clicker)."""
+    trigger = _str(body.get("trigger_id"))
+    if trigger:
+        return f"trigger:{trigger}"
+    action = _dict(action)
+    user = _str(_dict(body.get("user")).get("id")) or ""
+    return f"action:{_str(action.get('action_ts')) or ''}:{user}:{_str(action.get('value')) or ''}"
+
+
 def command_text(text: str) -> str:
     """`<@U123|name>` -> `U123` so role bindings get plain ids; entities unescaped."""
     return unescape(_USER_MENTION.sub(r"\1", text or "")).strip()

@@ -323,16 +323,19 @@ async def test_an_arbitration_from_an_ended_epoch_is_cancelled(tmp_path: Path) -
 
 
 def _spy_ingest(engine: object) -> list[str]:
-    """Record which messages the engine applies, in order."""
+    """Record which messages the engine applies, in order (a message left stored
+    because the turn it closed is arbitrated first is applied later, once)."""
     applied: list[str] = []
-    rooms = engine.rooms  # type: ignore[attr-defined]
-    real = rooms.ingest
+    transitions = engine.transitions  # type: ignore[attr-defined]
+    real = transitions.message
 
-    async def spy(room, message, role, text, stored_seq=None):  # type: ignore[no-untyped-def]
-        applied.append(message.message_id)
-        return await real(room, message, role, text, stored_seq)
+    async def spy(unit, room, row, ctx):  # type: ignore[no-untyped-def]
+        effects = await real(unit, room, row, ctx)
+        if effects is not None and effects.consumed:
+            applied.append(row.message_id)
+        return effects
 
-    rooms.ingest = spy
+    transitions.message = spy
     return applied
 
 
@@ -364,18 +367,20 @@ async def test_recovery_and_live_messages_apply_each_message_once(tmp_path: Path
 
 async def test_after_a_restart_older_stored_messages_go_before_new_ones(tmp_path: Path) -> None:
     db = tmp_path / "backlog.db"
-    first = await make_world(db, quiet_close=False)
+    hanging = HangingArbitrator()
+    first = await make_world(db, quiet_close=False, arbitrator=hanging)
     room = first.engine_room()
     await first.say("alice", "fix it")
     await first.say("owner-bot", "STEP_DONE first attempt", is_bot=True)
-    held = first.engine.lock(room)
-    await held.acquire()  # the room is busy (a model call)
-    queued = [asyncio.create_task(first.say("reviewer-bot", f"review {i}", is_bot=True,
-                                            message_id=f"u{i}")) for i in (1, 2)]
-    await asyncio.sleep(0.1)  # both stored, waiting for the room
-    for task in queued:
-        task.cancel()  # the process dies
-    await asyncio.gather(*queued, return_exceptions=True)
+    from bot.models import CommandRequest
+
+    reply = await first.engine.on_command(CommandRequest(
+        platform="console", channel="C1", thread="T1", user_id="boss", text="summon"))
+    assert reply.ok
+    await asyncio.wait_for(hanging.entered.wait(), 5)  # the room is busy (a model call)
+    for i in (1, 2):  # stored; they wait for the verdict
+        await first.say("reviewer-bot", f"review {i}", is_bot=True, message_id=f"u{i}")
+    await first.engine.shutdown()  # the process dies
     await first.storage.close()
 
     from bot.clock import ManualClock

@@ -5,6 +5,7 @@ requests (signed HTTP, Socket Mode envelopes)."""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import logging
 import sys
@@ -69,9 +70,13 @@ def message_event(text: str, *, user: str | None = "UALICE", bot_id: str | None 
     return body
 
 
+_TRIGGERS = itertools.count(1111111111)
+
+
 def block_action(value: str, *, user: str, thread_ts: str, message_ts: str,
                  response_url: str, channel: str = CHANNEL) -> dict[str, Any]:
     body = fixture("block_actions")
+    body["trigger_id"] = f"{next(_TRIGGERS)}.2222222222.abcdef"  # one per interaction
     body["user"].update(id=user, username=user.lower(), name=user.lower())
     body["container"].update(message_ts=message_ts, thread_ts=thread_ts, channel_id=channel)
     body["channel"]["id"] = channel

@@ -1,4 +1,5 @@
-"""Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing.
+"""Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing
+(messages and button clicks).
 
 The real process runs in HTTP mode against the fake Web API. With
 TRIBUNAL_FAULT=after_store (bot/faults.py) it stores and acknowledges events
@@ -13,6 +14,7 @@ import os
 import signal
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ import aiohttp
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
     SIGNING_SECRET,
+    block_action,
     encode_body,
     message_event,
     signed_headers,
@@ -30,6 +33,9 @@ from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
 
 THREAD = "1795946400.000100"
 BURST = "1795946500.000100"
+
+
+KILLED_AT: dict[int, float] = {}  # fake Slack API -> when its last process was killed
 
 
 class Run:
@@ -44,6 +50,12 @@ class Run:
         self.http: aiohttp.ClientSession | None = None
 
     async def start(self, fault: str | None = None) -> None:
+        # A killed process takes its pacing state with it; a real restart
+        # outlasts Slack's one-second channel window, and so does this one
+        # (the fake counts every 429 against the test).
+        killed_at = KILLED_AT.get(id(self.api))
+        if killed_at is not None:
+            await asyncio.sleep(max(0.0, killed_at + 1.1 - time.monotonic()))
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
                and "proxy" not in k.lower()}
@@ -90,6 +102,7 @@ class Run:
         assert self.proc is not None and self.http is not None
         self.proc.send_signal(signal.SIGKILL)
         await self.proc.wait()
+        KILLED_AT[id(self.api)] = time.monotonic()
         await self.http.close()
 
 
@@ -98,13 +111,9 @@ def rows(database: Path, sql: str) -> list[tuple[Any, ...]]:
         return db.execute(sql).fetchall()
 
 
-async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
-    slack_api: FakeSlackAPI, tmp_path: Path
-) -> None:
-    database = tmp_path / "run.db"
+async def escalate(slack_api: FakeSlackAPI, database: Path, tmp_path: Path) -> tuple[str, str]:
+    """A room waiting for a human decision; (the verdict's ts, its first button's value)."""
     run = Run(slack_api, database, tmp_path)
-
-    # 1. A room waiting for a human decision (ESCALATE with buttons).
     await run.start()
     try:
         assert await run.send(slash_command(
@@ -131,6 +140,20 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
         await wait_until(escalated, "the ESCALATE verdict with buttons")
     finally:
         await run.kill()
+    for (_, ts), posted in slack_api.messages.items():
+        for block in posted.get("blocks", []):
+            if posted.get("thread_ts") == THREAD and block["type"] == "actions":
+                return ts, str(block["elements"][0]["value"])
+    raise AssertionError("no buttons")
+
+
+async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "run.db"
+
+    # 1. A room waiting for a human decision (ESCALATE with buttons).
+    await escalate(slack_api, database, tmp_path)
 
     # 2. A digit answer and a burst of ten, each acknowledged, then SIGKILL.
     run = Run(slack_api, database, tmp_path)
@@ -150,10 +173,7 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
     assert waiting[0] == ("C0WATCH:1795946410.000100",)  # the digit, first
     assert rows(database, "SELECT status FROM escalations") == [("pending",)]
 
-    # 3. The next start processes every one of them, in order. A killed process
-    # takes its pacing state with it; a real restart outlasts Slack's one-second
-    # channel window, and so does this one (the fake counts every 429).
-    await asyncio.sleep(1.1)
+    # 3. The next start processes every one of them, in order.
     run = Run(slack_api, database, tmp_path)
     await run.start()
     try:
@@ -174,3 +194,37 @@ async def test_acknowledged_events_survive_a_sigkill_right_after_the_200(
     burst = rows(database, "SELECT COUNT(*) FROM messages WHERE room_id = "
                            f"'slack:C0WATCH:{BURST}' AND epoch >= 1")
     assert burst == [(10,)]  # applied: each human message started an epoch
+
+
+async def test_an_acknowledged_click_is_applied_after_a_sigkill(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "click.db"
+    verdict_ts, first_button = await escalate(slack_api, database, tmp_path)
+
+    # A click on option 1, acknowledged (stored), never applied; then SIGKILL.
+    run = Run(slack_api, database, tmp_path)
+    await run.start(fault="after_store")
+    try:
+        assert await run.send(block_action(
+            first_button, user="UALICE", thread_ts=THREAD, message_ts=verdict_ts,
+            response_url=slack_api.response_url())) == 200
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT kind, processed FROM actions") == [("click", 0)]
+    assert rows(database, "SELECT status FROM escalations") == [("pending",)]
+
+    # The next start applies it: the answer, its confirmation, the buttons retired.
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        async def confirmed() -> bool:
+            return any(c.args.get("text", "").startswith("✅ 사용자 결정: 1.")
+                       for c in slack_api.calls_to("chat.postMessage"))
+
+        await wait_until(confirmed, "the confirmation of the click")
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT status, answer_option, answer_kind, answered_by FROM"
+                          " escalations") == [("answered", 1, "button", "UALICE")]
+    assert rows(database, "SELECT processed FROM actions") == [(1,)]

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from storage.base import EscalationRow, MessageRow, Storage
+from storage.base import ActionRow, EscalationRow, MessageRow, Storage
 from tests.storage.conftest import Backend
 
 T0 = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -227,3 +227,22 @@ class TestStorageContract:
         assert marks[ROOM].last_message_id == "m1" and marks[ROOM].open_task
         assert marks[OTHER].last_message_id == "m2" and not marks[OTHER].open_task
         assert await storage.catch_up_marks("discord") == []
+
+    async def test_a_click_is_stored_once_and_applied_once(self, storage: Storage) -> None:
+        def click(delivery: str) -> ActionRow:
+            return ActionRow(platform="slack", delivery_id=delivery, kind="click", room_id=ROOM,
+                             payload={"escalation_id": 7, "option": 2}, received_at=T0)
+
+        async with storage.transaction() as tx:
+            first = await tx.insert_action(click("t1"))
+            again = await tx.insert_action(click("t1"))  # the platform redelivers it
+            second = await tx.insert_action(click("t2"))
+        assert first is not None and second is not None and second > first and again is None
+        assert [a.delivery_id for a in await storage.unprocessed_actions()] == ["t1", "t2"]
+        stored = await storage.get_action(first)
+        assert stored is not None and stored.payload == {"escalation_id": 7, "option": 2}
+        assert stored.claimed_by is None and stored.lease_until is None
+        async with storage.room(ROOM) as unit:
+            assert await unit.mark_action_processed(first)
+            assert not await unit.mark_action_processed(first)  # applied exactly once
+        assert [a.delivery_id for a in await storage.unprocessed_actions()] == ["t2"]
