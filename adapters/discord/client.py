@@ -9,6 +9,7 @@ so clicks on messages posted before a restart still resolve.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable
 from typing import Any, TypeVar
@@ -17,6 +18,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import translate
+from adapters.discord.catchup import DiscordCatchUp
 from adapters.discord.commands import build_group
 from adapters.discord.components import EscalationButton
 from adapters.discord.render import MESSAGE_LIMIT, core_text
@@ -68,9 +70,48 @@ class TribunalClient(discord.Client):
         # channel id -> thread parent id (0: not a thread), learnt over REST
         self._parents: LRU[int, int] = LRU(10_000)
         self._channel_locks: dict[int, list[Any]] = {}  # channel id -> [lock, users]
+        self._catch_up: asyncio.Task[None] | None = None
+        self._catch_up_again = False
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(EscalationButton)
+
+    # -- catch-up --------------------------------------------------------------
+
+    async def on_ready(self) -> None:
+        self.start_catch_up()  # a start or a new session: events were missed
+
+    async def on_resumed(self) -> None:
+        self.start_catch_up()  # Discord replays a resumed session; the core drops repeats
+
+    def start_catch_up(self) -> None:
+        """Read what was missed, in the background (the bot is ready meanwhile).
+        One run at a time; a trigger during a run asks for one more after it,
+        since the run may have read a channel before the gap."""
+        if self._catch_up is not None and not self._catch_up.done():
+            self._catch_up_again = True
+            return
+        self._catch_up = asyncio.create_task(self._run_catch_up(),
+                                             name="tribunal-discord-catch-up")
+
+    async def _run_catch_up(self) -> None:
+        while True:
+            self._catch_up_again = False
+            try:
+                await DiscordCatchUp(self.core, self).run()
+            except Exception:  # never takes the adapter down; the next READY tries again
+                log.exception("discord: catch-up failed")
+            if not self._catch_up_again or self.is_closed():
+                return
+
+    async def close(self) -> None:
+        if self._catch_up is not None:
+            # What it had not stored yet, the next start reads again.
+            self._catch_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._catch_up
+            self._catch_up = None
+        await super().close()
 
     # -- rooms -----------------------------------------------------------------
 

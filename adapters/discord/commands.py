@@ -5,6 +5,12 @@ Every subcommand only rebuilds the text a Slack user would type after
 changes and the audit log all live in the core. The group is guild-only and
 has no `default_permissions`, because members must still see `status` and
 `history`; admin rights are checked in code on every call.
+
+Options say what Discord's client can check before sending: `required`, and
+`min_value` / `max_value` for the numbers (the core's ranges). An option
+holds one user, so `roles` takes up to three reviewers as `reviewer`,
+`reviewer2` and `reviewer3`; they become repeated `reviewer:` arguments, as
+a Slack user types them.
 """
 
 from __future__ import annotations
@@ -45,12 +51,18 @@ def build_group() -> app_commands.Group:
     @app_commands.describe(
         n=f"rounds without progress ({STALL_THRESHOLD_RANGE[0]}-{STALL_THRESHOLD_RANGE[1]})"
     )
-    async def threshold(interaction: discord.Interaction, n: int) -> None:
+    async def threshold(
+        interaction: discord.Interaction,
+        n: app_commands.Range[int, STALL_THRESHOLD_RANGE[0], STALL_THRESHOLD_RANGE[1]],
+    ) -> None:
         await _handler(interaction).handle_command(interaction, command_text("threshold", n))
 
     @group.command(name="max-rounds", description="Rounds in one task before arbitration")
     @app_commands.describe(n=f"rounds ({MAX_ROUNDS_RANGE[0]}-{MAX_ROUNDS_RANGE[1]})")
-    async def max_rounds(interaction: discord.Interaction, n: int) -> None:
+    async def max_rounds(
+        interaction: discord.Interaction,
+        n: app_commands.Range[int, MAX_ROUNDS_RANGE[0], MAX_ROUNDS_RANGE[1]],
+    ) -> None:
         await _handler(interaction).handle_command(interaction, command_text("max-rounds", n))
 
     @group.command(name="summon", description="Arbitrate this room now")
@@ -66,17 +78,19 @@ def build_group() -> app_commands.Group:
         await _handler(interaction).handle_command(interaction, command_text("resume"))
 
     @group.command(name="roles", description="Bind the owner and reviewer agents of this channel")
-    @app_commands.describe(owner="the implementing agent", reviewer="the verifying agent")
+    @app_commands.describe(owner="the implementing agent", reviewer="the verifying agent",
+                           reviewer2="a second verifying agent",
+                           reviewer3="a third verifying agent")
     async def roles(
         interaction: discord.Interaction,
-        owner: discord.User | None = None,
-        reviewer: discord.User | None = None,
+        owner: discord.User,
+        reviewer: discord.User,
+        reviewer2: discord.User | None = None,
+        reviewer3: discord.User | None = None,
     ) -> None:
-        parts = []
-        if owner is not None:
-            parts.append(f"owner:{_user_ref(owner)}")
-        if reviewer is not None:
-            parts.append(f"reviewer:{_user_ref(reviewer)}")
+        parts = [f"owner:{_user_ref(owner)}"]
+        parts.extend(f"reviewer:{_user_ref(user)}" for user in (reviewer, reviewer2, reviewer3)
+                     if user is not None)
         await _handler(interaction).handle_command(interaction, command_text("roles", *parts))
 
     @group.command(name="history", description="Recent verdicts in this room")

@@ -6,6 +6,17 @@ here (and rediscovered from channel history after a restart, when the buttons
 of an old escalation must be disabled). Errors become TransportError:
 permanent for 403/404/400 (retrying cannot help), transient otherwise.
 429s are paced and retried by discord.py itself (it logs each one).
+
+Exactly once across a crash: each chunk is sent with a `nonce` made from the
+outbox's idempotency key and `enforce_nonce`, so Discord itself returns the
+earlier message for a repeat within its few minutes. Past that window (a
+longer outage), `find_post` looks for the post in the room's history. It
+matches by content, not by a key written into the message: Discord keeps no
+hidden metadata on a message (the nonce is not returned when history is
+read), and a visible key would sit in every post the humans read. The
+content is the rendered text, compared among our own messages created from
+shortly before the outbox row was queued; the one ambiguity, the same text
+posted by us in that window, is what a repeat of the same post would show.
 """
 
 from __future__ import annotations
@@ -14,6 +25,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -37,8 +49,21 @@ _PERMANENT_CODES = {
 }
 
 
+NONCE_LIMIT = 25  # characters Discord accepts in a nonce
+LOOKUP_LIMIT = 500  # of the room's messages since the row was queued, read for a lookup
+
+
 def _target(room: RoomKey) -> int:
     return int(room.thread or room.channel)
+
+
+def nonce(key: str | None, part: int) -> str | None:
+    """The nonce of one chunk of a post (each chunk its own: Discord would
+    return the first chunk for the second), or None when there is no key."""
+    if not key:
+        return None
+    value = f"{key}:{part}"
+    return value if len(value) <= NONCE_LIMIT else None
 
 
 @contextmanager
@@ -95,6 +120,8 @@ class DiscordTransport:
                     kwargs: dict[str, Any] = {"allowed_mentions": rendered.allowed_mentions}
                     if last and rendered.view is not None:
                         kwargs["view"] = rendered.view
+                    if (value := nonce(message.idempotency_key, i)) is not None:
+                        kwargs["nonce"] = value  # discord.py adds enforce_nonce
                     sent = await channel.send(chunk, **kwargs)
                     ids.append(sent.id)
         except TransportError:
@@ -109,6 +136,48 @@ class DiscordTransport:
             raise
         self._remember(str(ids[0]), ids)
         return str(ids[0])
+
+    async def find_post(self, room: RoomKey, message: OutgoingMessage,
+                        since: datetime) -> str | None:
+        """The id of our post of `message` in the room, created after `since`.
+
+        All its chunks must be there, in order; a post cut short by a crash
+        is taken back (like a post that failed midway) and None returned, so
+        the outbox posts it whole.
+        """
+        self._check_connected()
+        me = self._client.user.id if self._client.user else None
+        wanted = [chunk.strip() for chunk in render(message, self._limit).chunks]
+        channel = self._client.get_partial_messageable(_target(room))
+        ours: list[tuple[int, str]] = []
+        try:
+            with _errors("lookup", room):
+                async for earlier in channel.history(
+                        after=since, limit=LOOKUP_LIMIT, oldest_first=True):
+                    if earlier.author.id == me:
+                        ours.append((earlier.id, earlier.content.strip()))
+        except TransportError as exc:
+            if exc.permanent:
+                return None  # nothing to find there; the post itself will say why
+            raise
+        starts = [i for i, (_, content) in enumerate(ours) if content == wanted[0]]
+        if not starts:
+            return None
+        start = starts[-1]  # the latest: an earlier same text is an earlier post
+        found = ours[start:start + len(wanted)]
+        if [content for _, content in found] == wanted:
+            ids = [message_id for message_id, _ in found]
+            self._remember(str(ids[0]), ids)
+            return str(ids[0])
+        # Cut short: only a prefix can be ours, and it would show twice.
+        for (message_id, content), chunk in zip(found, wanted, strict=False):
+            if content != chunk:
+                break
+            try:
+                await channel.get_partial_message(message_id).delete()
+            except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+                log.warning("could not take back a partial post in %s: %r", room.id, exc)
+        return None
 
     async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
         self._check_connected()

@@ -6,12 +6,14 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from bot.catchup import CatchUpPlan, Fetch
 from bot.models import (
     AnswerResult,
     ButtonClick,
     CommandReply,
     CommandRequest,
     IncomingMessage,
+    RoomKey,
 )
 
 TOKEN = "test-token-must-never-be-logged"
@@ -57,3 +59,11 @@ class RecordingCore:
 
     async def tick(self) -> None:
         return None
+
+    async def catch_up_plan(self, platform: str) -> CatchUpPlan:
+        return CatchUpPlan()  # nothing stored: nothing to catch up
+
+    async def catch_up(self, room: RoomKey, fetch: Fetch) -> int:
+        found = await fetch()
+        self.messages.extend(found)
+        return len(found)

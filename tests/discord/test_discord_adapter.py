@@ -255,3 +255,36 @@ async def test_a_gateway_refusing_the_token_stops_the_platform(fake_discord, mak
     with pytest.raises(PlatformFatal, match="DISCORD_BOT_TOKEN"):
         await adapter.start(ready_within=5)
     assert adapter.client.is_closed()
+
+
+async def test_command_options_carry_required_and_ranges(fake_discord, make_settings, start_adapter):
+    await start_adapter(make_settings(), RecordingCore())
+    [sync] = fake_discord.find("PUT", rf"/applications/{P.APP}/guilds/{P.GUILD}/commands$")
+    [group] = sync.json
+    subs = {o["name"]: {opt["name"]: opt for opt in o.get("options", [])}
+            for o in group["options"]}
+    assert {k: (v["required"], v["min_value"], v["max_value"])
+            for k, v in {**subs["threshold"], **{"rounds": subs["max-rounds"]["n"]}}.items()
+            } == {"n": (True, 1, 20), "rounds": (True, 1, 50)}
+    roles = subs["roles"]
+    assert [(name, o["type"], o["required"]) for name, o in roles.items()] == [
+        ("owner", 6, True), ("reviewer", 6, True), ("reviewer2", 6, False),
+        ("reviewer3", 6, False)]
+
+
+async def test_roles_command_takes_several_reviewers(fake_discord, make_settings, start_adapter):
+    core = RecordingCore()
+    await start_adapter(make_settings(), core)
+    payload = P.slash("roles", invoker=P.ADMIN, permissions=P.ADMIN_PERMS)
+    second = "2004"
+    payload["data"]["options"][0]["options"] = [
+        {"name": "owner", "type": 6, "value": P.OWNER},
+        {"name": "reviewer", "type": 6, "value": P.REVIEWER},
+        {"name": "reviewer2", "type": 6, "value": second},
+    ]
+    payload["data"]["resolved"] = {"users": {
+        u: P.user(u, bot=True) for u in (P.OWNER, P.REVIEWER, second)}}
+    await fake_discord.dispatch("INTERACTION_CREATE", payload)
+    await until(lambda: core.commands)
+    assert core.commands[0].text == (
+        f"roles owner:<@{P.OWNER}> reviewer:<@{P.REVIEWER}> reviewer:<@{second}>")

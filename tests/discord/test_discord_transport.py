@@ -203,3 +203,54 @@ async def test_a_post_that_fails_midway_is_taken_back_before_the_retry(
     await adapter.transport.post(ROOM, message)  # the outbox's retry
     posted = fake_discord.channel_messages(P.THREAD)
     assert len(posted) == len(render(message, 2000).chunks)  # no chunk twice
+
+
+def keyed(text: str, key: str = "tribunal:41") -> OutgoingMessage:
+    return escalation(text).model_copy(update={"idempotency_key": key})
+
+
+async def test_posts_carry_a_nonce_per_chunk_that_discord_enforces(adapter, fake_discord) -> None:
+    message = keyed(long_verdict())
+    first = await adapter.transport.post(ROOM, message)
+    sent = [c.json for c in fake_discord.find("POST", rf"^/channels/{P.THREAD}/messages$")]
+    assert [(b["nonce"], b["enforce_nonce"]) for b in sent] == [
+        (f"tribunal:41:{i}", True) for i in range(len(sent))]
+    assert len(sent) >= 3
+    # A repeat within Discord's window is answered with the earlier message.
+    assert await adapter.transport.post(ROOM, message) == first
+    assert len(fake_discord.channel_messages(P.THREAD)) == len(sent)
+
+
+async def test_find_post_matches_our_own_post_by_content_after_a_time(
+    adapter, fake_discord
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    since = datetime.now(UTC) - timedelta(minutes=2)
+    message = keyed(long_verdict())
+    assert await adapter.transport.find_post(ROOM, message, since) is None
+    # Someone else quoting the same text is not our post.
+    fake_discord.add_message(P.message(render(message).chunks[0], author=P.OWNER))
+    assert await adapter.transport.find_post(ROOM, message, since) is None
+    first = await adapter.transport.post(ROOM, message)
+    assert await adapter.transport.find_post(ROOM, message, since) == first
+    later = datetime.now(UTC) + timedelta(minutes=1)
+    assert await adapter.transport.find_post(ROOM, message, later) is None
+    lookup = fake_discord.find("GET", rf"^/channels/{P.THREAD}/messages$")[-1]
+    assert "after" in lookup.query
+
+
+async def test_find_post_takes_back_a_post_cut_short(adapter, fake_discord) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    message = keyed(long_verdict())
+    unauthorized = {"message": "401: Unauthorized", "code": 0}
+    fake_discord.fail_next("POST", rf"^/channels/{P.THREAD}/messages$", 401, unauthorized,
+                           after=1)
+    fake_discord.fail_next("DELETE", r"/messages/", 401, unauthorized)  # the part stays
+    with pytest.raises(TransportError):
+        await adapter.transport.post(ROOM, message)
+    assert len(fake_discord.channel_messages(P.THREAD)) == 1
+    since = datetime.now(UTC) - timedelta(minutes=2)
+    assert await adapter.transport.find_post(ROOM, message, since) is None
+    assert fake_discord.channel_messages(P.THREAD) == []  # posted whole by the retry

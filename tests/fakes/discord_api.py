@@ -7,10 +7,18 @@ scripted per test to answer the next matching call with an error (429 with
 just enough of the protocol (HELLO, IDENTIFY -> READY + GUILD_CREATE,
 heartbeats) for `discord.Client.connect()`, and lets a test push dispatch
 events (MESSAGE_CREATE, INTERACTION_CREATE) down the socket.
+
+Reads follow Discord's documented shapes: a channel's messages
+(`GET /channels/{id}/messages` with `after`, `before`, `limit`; newest first
+whatever the direction), a guild's active threads
+(`GET /guilds/{id}/threads/active`), and message create honours `nonce` +
+`enforce_nonce` (the same author's message with that nonce is returned
+instead of a new one, as Discord does for a few minutes).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import re
@@ -63,9 +71,12 @@ class FakeDiscord:
         self.channels: dict[int, dict[str, Any]] = {}
         self.guilds: list[dict[str, Any]] = []
         self.identify_payloads: list[dict[str, Any]] = []
+        self.resume_payloads: list[dict[str, Any]] = []
         # Close code sent instead of READY (4014 = disallowed/privileged intents), if set.
         self.refuse_identify: int | None = None
         self._failures: list[Failure] = []
+        self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
+        self.held: list[Call] = []  # calls waiting behind a hold
         self._ids = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
         self._seq = itertools.count(1)
@@ -131,6 +142,12 @@ class FakeDiscord:
                     after)
         )
 
+    def hold(self, method: str, path_regex: str) -> asyncio.Event:
+        """Keep the next matching call waiting until the returned event is set."""
+        gate = asyncio.Event()
+        self._holds.append((method.upper(), re.compile(path_regex), gate))
+        return gate
+
     def rate_limit_next(self, method: str, path_regex: str, retry_after: float = 0.01) -> None:
         self.fail_next(method, path_regex, 429, {"message": "You are being rate limited.",
                                                  "retry_after": retry_after, "global": False})
@@ -150,15 +167,45 @@ class FakeDiscord:
     def channel_messages(self, channel_id: int | str) -> list[dict[str, Any]]:
         return [m for m in self.messages.values() if m["channel_id"] == str(channel_id)]
 
+    def add_message(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """A message someone else posted: kept, as Discord keeps it, whether or
+        not a gateway event tells a bot about it (a bot that is down hears nothing)."""
+        self.messages[int(payload["id"])] = payload
+        channel = self.channels.get(int(payload["channel_id"]))
+        if channel is not None:
+            channel["last_message_id"] = payload["id"]
+        return payload
+
+    async def say(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Posted while the bot listens: kept and dispatched as MESSAGE_CREATE."""
+        self.add_message(payload)
+        await self.dispatch("MESSAGE_CREATE", payload)
+        return payload
+
+    def add_thread(self, thread: dict[str, Any]) -> None:
+        """A thread created later (no gateway event): fetchable and listed as active."""
+        guild_id = str(self.channels[int(thread["parent_id"])]["guild_id"])
+        self.channels[int(thread["id"])] = {**thread, "guild_id": guild_id}
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
         """Push a gateway DISPATCH event to every connected client."""
         frame = json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data})
         for ws in list(self._sockets):
             await ws.send_str(frame)
 
+    async def request_reconnect(self) -> None:
+        """Op 7 RECONNECT: clients drop the socket and RESUME their session on a new one."""
+        for ws in list(self._sockets):
+            await ws.send_str(json.dumps({"op": 7, "d": None}))
+
     # -- REST ------------------------------------------------------------------
 
     def _message(self, channel_id: str, body: dict[str, Any], *, flags: int = 0) -> dict[str, Any]:
+        nonce = body.get("nonce")
+        if nonce is not None and body.get("enforce_nonce"):
+            for earlier in self.channel_messages(channel_id):
+                if earlier.get("nonce") == nonce and earlier["author"]["id"] == self.bot_user["id"]:
+                    return earlier
         msg_id = self.snowflake()
         channel = self.channels.get(int(channel_id), {})
         message = {
@@ -181,8 +228,32 @@ class FakeDiscord:
         }
         if "guild_id" in channel:
             message["guild_id"] = channel["guild_id"]
+        if nonce is not None:
+            message["nonce"] = nonce
         self.messages[msg_id] = message
+        if channel:
+            channel["last_message_id"] = message["id"]
         return message
+
+    def _history(self, channel_id: str, query: dict[str, str]) -> list[dict[str, Any]]:
+        """GET /channels/{id}/messages: up to `limit` (1..100, default 50) messages
+        right after `after`, right before `before`, or the latest; newest first.
+        Discord's history does not carry the create-time `nonce`."""
+        limit = max(1, min(100, int(query.get("limit", 50))))
+        ordered = sorted(self.channel_messages(channel_id), key=lambda m: int(m["id"]))
+        if "after" in query:
+            page = [m for m in ordered if int(m["id"]) > int(query["after"])][:limit]
+        elif "before" in query:
+            page = [m for m in ordered if int(m["id"]) < int(query["before"])][-limit:]
+        else:
+            page = ordered[-limit:]
+        return [{k: v for k, v in m.items() if k != "nonce"} for m in reversed(page)]
+
+    def _active_threads(self, guild_id: str) -> dict[str, Any]:
+        threads = [c for c in self.channels.values()
+                   if str(c.get("guild_id")) == guild_id and c.get("type") in (10, 11, 12)
+                   and not (c.get("thread_metadata") or {}).get("archived")]
+        return {"threads": threads, "members": []}
 
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
@@ -193,7 +264,14 @@ class FakeDiscord:
                 body = json.loads(raw)
             elif raw:
                 body = raw.decode("utf-8", "replace")
-        self.calls.append(Call(request.method, path, dict(request.query), body))
+        call = Call(request.method, path, dict(request.query), body)
+        self.calls.append(call)
+        for hold in self._holds:
+            if hold[0] == request.method and hold[1].search(path):
+                self._holds.remove(hold)
+                self.held.append(call)
+                await hold[2].wait()
+                break
         for failure in self._failures:
             if failure.method == request.method and failure.pattern.search(path):
                 if failure.after > 0:
@@ -241,10 +319,11 @@ class FakeDiscord:
             if method == "POST":
                 return _json(self._message(parts[1], body))
             if method == "GET":
-                after = int(query.get("after", 0))
-                found = sorted((m for m in self.channel_messages(parts[1])
-                                if int(m["id"]) > after), key=lambda m: int(m["id"]))
-                return _json(found[: int(query.get("limit", 50))])
+                if int(parts[1]) not in self.channels:
+                    return _json({"message": "Unknown Channel", "code": 10003}, status=404)
+                return _json(self._history(parts[1], query))
+        if path.endswith("/threads/active") and parts[0] == "guilds" and method == "GET":
+            return _json(self._active_threads(parts[1]))
         if parts[0] == "channels" and len(parts) == 4 and parts[2] == "messages":
             message = self.messages.get(int(parts[3]))
             if message is None or message["channel_id"] != parts[1]:
@@ -307,6 +386,10 @@ class FakeDiscord:
                         await ws.close(code=self.refuse_identify, message=b"Disallowed intent(s).")
                         break
                     await self._ready(ws)
+                elif frame.get("op") == 6:  # RESUME: nothing to replay in a fake
+                    self.resume_payloads.append(frame["d"])
+                    await ws.send_str(json.dumps(
+                        {"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
             self._sockets.remove(ws)
         return ws

@@ -1,0 +1,143 @@
+"""Catch-up for Discord: what the watched channels said while the bot was away.
+
+Run in the background after every READY (a start, or a new gateway session)
+and every RESUMED, so the bot serves live events at once. A RESUME makes
+Discord replay what the session missed, but reading costs little and the
+core drops what it already has, so a resumed session is read too.
+
+For each watched channel with a stored message: the channel's own messages
+since its latest stored one (`GET /channels/{id}/messages?after=`), and the
+threads of the guild's active ones (`GET /guilds/{id}/threads/active`) under
+that channel with a message since then. Then every room with an open task,
+from its own latest stored message, most recently active first. Snowflakes
+are ordered by time, so one channel's latest stored id is a valid `after`
+for every thread under it. discord.py paces every call by Discord's
+rate-limit headers (and waits out a 429 itself). The core stores what is new
+(deduplicated by room and message id) and applies it in snowflake order,
+before the room's live messages that arrive meanwhile.
+
+Not caught up: channels with no stored message yet, and threads archived
+during the outage that had no open task (Discord lists only active threads).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import aiohttp
+import discord
+
+from adapters.discord import translate
+from bot.models import IncomingMessage, RoomKey
+from bot.ports import Core, TransportError
+
+log = logging.getLogger(__name__)
+
+# Per room: an outage longer than this many messages is cut, and logged.
+MAX_MESSAGES = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    room: RoomKey
+    after: int  # the snowflake to read from (exclusive)
+    activity: int  # a snowflake of the room's latest activity, for the order
+    guild_id: int | None
+
+
+class DiscordCatchUp:
+    def __init__(self, core: Core, client: discord.Client) -> None:
+        self.core = core
+        self.client = client
+
+    async def run(self) -> int:
+        """Catch every watched channel up; returns how many messages were new."""
+        plan = await self.core.catch_up_plan(translate.PLATFORM)
+        open_rooms: dict[str, Target] = {}
+        for mark in plan.rooms:
+            mark_id = _snowflake(mark.last_message_id)
+            if mark_id is not None:
+                open_rooms[mark.room.id] = Target(mark.room, mark_id, mark_id,
+                                                  self._guild_of(mark.room.channel))
+        fresh: dict[str, Target] = {}
+        threads = await self._active_threads()
+        for channel, mark in plan.channels.items():
+            since = _snowflake(mark.last_message_id)
+            guild_id = self._guild_of(channel)
+            if since is None or guild_id is None:
+                continue  # a channel of a guild we are no longer in
+            top = RoomKey(translate.PLATFORM, channel, None)
+            if top.id not in open_rooms:
+                fresh[top.id] = Target(top, since, since, guild_id)
+            for thread in threads.get(int(channel), []):
+                room = RoomKey(translate.PLATFORM, channel, str(thread.id))
+                last = thread.last_message_id or 0
+                if room.id in open_rooms or last <= since:
+                    continue  # read below, or quiet since our latest message
+                fresh[room.id] = Target(room, since, last, guild_id)
+        ordered = [*sorted(fresh.values(), key=lambda t: t.activity, reverse=True),
+                   *sorted(open_rooms.values(), key=lambda t: t.activity, reverse=True)]
+        new = 0
+        for target in ordered:
+
+            async def fetch(target: Target = target) -> list[IncomingMessage]:
+                return await self._history(target)
+
+            try:
+                new += await self.core.catch_up(target.room, fetch)
+            except TransportError as exc:
+                log.warning("discord catch-up of %s failed: %s; the next start tries again",
+                            target.room.id, exc)
+        log.info("discord catch-up done: %d room(s) read, %d missed message(s)",
+                 len(ordered), new)
+        return new
+
+    def _guild_of(self, channel: str) -> int | None:
+        found = self.client.get_channel(int(channel)) if channel.isdigit() else None
+        guild = getattr(found, "guild", None)
+        return guild.id if guild is not None else None
+
+    async def _active_threads(self) -> dict[int, list[discord.Thread]]:
+        """Active threads by parent channel, over REST (the cache misses
+        threads created while we were away)."""
+        out: dict[int, list[discord.Thread]] = {}
+        for guild in self.client.guilds:
+            try:
+                threads = await guild.active_threads()
+            except discord.HTTPException as exc:
+                log.warning("discord catch-up: active threads of guild %s: HTTP %s code %s",
+                            guild.id, exc.status, exc.code)
+                continue
+            for thread in threads:
+                if thread.parent_id is not None:
+                    out.setdefault(thread.parent_id, []).append(thread)
+        return out
+
+    async def _history(self, target: Target) -> list[IncomingMessage]:
+        room = target.room
+        channel = self.client.get_partial_messageable(
+            int(room.thread or room.channel), guild_id=target.guild_id)
+        self_id = self.client.user.id if self.client.user else None
+        out: list[IncomingMessage] = []
+        try:
+            async for message in channel.history(after=discord.Object(id=target.after),
+                                                 limit=MAX_MESSAGES, oldest_first=True):
+                incoming = translate.to_incoming(
+                    message, self_id=self_id, room=(room.channel, room.thread))
+                if incoming is not None:
+                    out.append(incoming)
+        except discord.HTTPException as exc:
+            # 403/404: the thread or channel is gone or closed to us; nothing to read.
+            permanent = exc.status in (403, 404)
+            raise TransportError(f"discord history of {room.id}: HTTP {exc.status} "
+                                 f"code {exc.code}", permanent=permanent) from exc
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            raise TransportError(f"discord history of {room.id}: {type(exc).__name__}") from exc
+        if len(out) >= MAX_MESSAGES:
+            log.warning("discord catch-up of %s cut after %d messages", room.id, MAX_MESSAGES)
+        return out
+
+
+def _snowflake(message_id: str) -> int | None:
+    return int(message_id) if message_id.isdigit() else None
