@@ -91,12 +91,23 @@ async def test_context_queries_are_bounded(tmp_path: Path) -> None:
                 text=f"human {i}", ts=NOW))
     rows, omitted = await s.agent_turn_messages("r", 8)
     assert [r.turn_no for r in rows] == list(range(23, 31)) and omitted == 22
-    humans, left_out = await s.human_messages("r", 0, 3)
-    assert [h.text for h in humans] == ["human 2", "human 3", "human 4"] and left_out == 2
+    humans, left_out = await s.human_messages("r", 0, 3)  # the first and the latest 3
+    assert [h.text for h in humans] == ["human 0", "human 2", "human 3", "human 4"]
+    assert left_out == 1
+    humans, left_out = await s.human_messages("r", 0, 4)
+    assert [h.text for h in humans] == [f"human {i}" for i in range(5)] and left_out == 0
+    rows, omitted = await s.agent_turn_messages("r", 8, since_seq=21)  # a later task's
+    assert [r.turn_no for r in rows] == list(range(23, 31)) and omitted == 2  # turns 21, 22
+    rows, omitted = await s.agent_turn_messages("r", 8, since_seq=26)
+    assert [r.turn_no for r in rows] == list(range(26, 31)) and omitted == 0
     plan = await s._all(
         "EXPLAIN QUERY PLAN SELECT DISTINCT turn_no FROM messages WHERE room_id = ?"
         " AND turn_no IS NOT NULL ORDER BY turn_no DESC LIMIT 8", ("r",))
     assert any("messages_by_room_turn" in str(p["detail"]) for p in plan)
+    plan = await s._all(
+        "EXPLAIN QUERY PLAN SELECT COUNT(*) AS n FROM messages WHERE room_id = ?"
+        " AND role = 'user' AND seq > ? AND seq < ?", ("r", 1, 9))
+    assert any("COVERING INDEX messages_by_room_role" in str(p["detail"]) for p in plan)
     await s.close()
 
 
