@@ -13,6 +13,7 @@ import abc
 import asyncio
 import email.utils
 import hashlib
+import importlib
 import logging
 import os
 import random
@@ -24,9 +25,6 @@ import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-import anthropic
-import openai
 
 from bot.arbiter.base import Backend, BackendUnavailable
 from bot.config import Settings
@@ -79,6 +77,12 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
 )
 
 
+def _sdk(kind: str) -> Any:
+    """The vendor SDK, imported on first use: the two cost about a second and 60 MB
+    at start-up, and a bot running another backend never needs them."""
+    return importlib.import_module("openai" if kind == "openai" else "anthropic")
+
+
 def _cached_client(kind: str, base_url: str | None, api_key: str, timeout: float) -> Any:
     """One SDK client per endpoint and loop, reused across arbitrations.
 
@@ -91,7 +95,8 @@ def _cached_client(kind: str, base_url: str | None, api_key: str, timeout: float
     key = (kind, base_url, hashlib.sha256(api_key.encode()).hexdigest(), timeout)
     client = per_loop.get(key)
     if client is None or client.is_closed():
-        sdk_cls = openai.AsyncOpenAI if kind == "openai" else anthropic.AsyncAnthropic
+        sdk = _sdk(kind)
+        sdk_cls = sdk.AsyncOpenAI if kind == "openai" else sdk.AsyncAnthropic
         client = sdk_cls(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
         per_loop[key] = client
     return client
@@ -217,6 +222,7 @@ class OpenAIBackend(_SdkBackend):
     placeholder_key = "not-needed"  # local servers (Ollama, vLLM) need no key
 
     async def _once(self, system: str, prompt: str) -> str:
+        openai = _sdk("openai")
         try:
             resp = await self._client.chat.completions.create(
                 model=self.model,
@@ -238,6 +244,7 @@ class AnthropicBackend(_SdkBackend):
     name = "anthropic"
 
     async def _once(self, system: str, prompt: str) -> str:
+        anthropic = _sdk("anthropic")
         try:
             resp = await self._client.messages.create(
                 model=self.model,
