@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.config import Settings
+from bot.ports import EventListener
 from bot.transcript import TranscriptError
 
 log = logging.getLogger("tribunal")
@@ -99,8 +100,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _replay(
-    settings: Settings, database: str, lines: list[str], as_json: bool, name: str
+    settings: Settings,
+    database: str,
+    lines: list[str],
+    as_json: bool,
+    name: str,
+    *,
+    listener: EventListener | None = None,
 ) -> int:
+    """`tribunal replay`; with `listener`, the events go there instead of stdout
+    (the detection benchmark scores them in-process)."""
     from adapters.console import ConsoleTransport, Replayer, human_printer, json_printer
     from bot.clock import ManualClock
     from bot.engine import Engine
@@ -111,7 +120,7 @@ async def _replay(
     clock = ManualClock()
     engine = Engine(settings, storage, clock, quiet_close=False)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
-    engine.add_listener(json_printer() if as_json else human_printer())
+    engine.add_listener(listener or (json_printer() if as_json else human_printer()))
     try:
         await engine.start()
         await engine.drain()  # finish what an interrupted replay left, before going on
