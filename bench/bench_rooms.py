@@ -334,7 +334,8 @@ async def run_memory(options: Options) -> list[Row]:
     m = json.loads(out.decode().strip().splitlines()[-1])
     note = (f"fresh process; {m['messages']:,} messages (1-4 KB agent turns) in {rooms:,} rooms;"
             f" {m['after'] - m['before']:.1f} MB above the same process before the traffic"
-            f" (which holds the bot's imports, the model SDKs among them); peak {m['peak']:.1f} MB")
+            f" (the bot imported, storage open, engine built); peak {m['peak']:.1f} MB;"
+            f" arbiter backend none (an SDK backend loads its SDK on first use)")
     return [row("memory_10k_rooms", m["after"], baseline=m["before"], note=note)]
 
 
