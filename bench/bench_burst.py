@@ -266,24 +266,30 @@ async def measure(rooms_n: int, channels: int, strict: float, verbose: bool = Fa
 async def run(options: Options) -> list[Row]:
     rooms, channels = (25, 5) if options.quick else (500, 50)
     normal, strict = await measure(rooms, channels, 1.2, options.verbose)
+
+    def lost(r: Result) -> str:
+        pending = r.outbox.get("pending", 0)
+        return (f"{r.lost} of {rooms} verdicts not in place when the run stopped after"
+                f" {2 * r.minimum + 60:.0f} s ({pending} posts still pending in the outbox),"
+                f" {r.duplicated} posts duplicated")
+
     setup = (f"{rooms} deadlocks at once over {channels} channels; fake Slack: chat.postMessage"
              f" 1/s per channel, chat.update 50/min per workspace")
     update_note = ("; chat.update is not paced to its per-workspace tier, and a Retry-After"
                    " answered to one request does not hold back the others"
                    if normal.limited.get("chat.update") else "")
     delivered = ("every verdict delivered" if normal.seconds is not None else
-                 f"{normal.lost} verdicts not delivered within {2 * normal.minimum + 60:.0f} s")
+                 f"{normal.lost} verdicts not in place after {2 * normal.minimum + 60:.0f} s")
     return [
         row("burst_delivery", normal.seconds, baseline=normal.minimum,
             note=(f"{setup}; baseline = the minimum those limits allow; {delivered};"
                   f" outbox {normal.outbox}")),
         row("burst_429", sum(normal.limited.values()),
             note=f"429s by method: {_per_method(normal.limited)}{update_note}"),
-        row("burst_lost", normal.lost + normal.duplicated,
-            note=f"lost {normal.lost}, duplicated {normal.duplicated} of {rooms} verdicts"),
+        row("burst_lost", normal.lost + normal.duplicated, note=lost(normal)),
         row("burst_strict_lost", strict.lost + strict.duplicated,
-            note=(f"fake 20% stricter than the pacer assumes: lost {strict.lost}, duplicated"
-                  f" {strict.duplicated}; 429s {_per_method(strict.limited)}; delivered in"
+            note=(f"fake 20% stricter than the pacer assumes: {lost(strict)};"
+                  f" 429s {_per_method(strict.limited)}; delivered in"
                   f" {'-' if strict.seconds is None else f'{strict.seconds:.0f} s'}"
                   f" (minimum {strict.minimum:.0f} s)")),
         row("burst_strict_retry_after", sum(strict.too_early.values()),
