@@ -3,7 +3,7 @@
     python -m bench                 # every benchmark, full size (tens of minutes)
     python -m bench --quick         # scaled down: under five minutes on 2 cores
     python -m bench --only ingest --only context_100k_vs_1k
-    python -m bench --out /tmp/results.json --markdown
+    python -m bench --out other.json --markdown
 
 `--only` takes a benchmark name or a row name (that row's benchmark runs).
 Each benchmark runs in its own Python process unless `--inline`. Nothing here

@@ -21,6 +21,7 @@ from bot.cli_options import global_options, secret_values, version
 from bot.config import Settings, SettingsError, load_settings
 from bot.ops_server import OpsServerError, start_ops_server
 from bot.platforms import PlatformRunner, cancel_all
+from bot.ports import EventListener
 from bot.transcript import TranscriptError
 from prompts.strings import t
 from storage.base import DatabaseUnusable, Storage
@@ -124,8 +125,16 @@ async def _open_storage(database: str) -> Storage | None:
 
 
 async def _replay(
-    settings: Settings, database: str, lines: list[str], as_json: bool, name: str
+    settings: Settings,
+    database: str,
+    lines: list[str],
+    as_json: bool,
+    name: str,
+    *,
+    listener: EventListener | None = None,
 ) -> int:
+    """`tribunal replay`; with `listener`, the events go there instead of stdout
+    (the detection benchmark scores them in-process)."""
     from adapters.console import ConsoleTransport, Replayer, human_printer, json_printer
     from bot.clock import ManualClock
     from bot.engine import Engine
@@ -143,7 +152,7 @@ async def _replay(
     clock = ManualClock()
     engine = Engine(settings, storage, clock, quiet_close=False)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
-    engine.add_listener(json_printer() if as_json else human_printer())
+    engine.add_listener(listener or (json_printer() if as_json else human_printer()))
     try:
         await engine.start()
         await engine.drain()  # finish what an interrupted replay left, before going on

@@ -1,7 +1,9 @@
 """Fetch what the arbiter needs, with bounded, indexed queries.
 
-Cost follows the window (last K agent turns, the task's human messages,
-recent verdicts), never the length of the room's history.
+Cost follows the window, never the length of the room's history: the current
+task's last K agent turns (never a turn of an earlier task in the room), the
+task's request plus its latest H human messages with a count of the ones in
+between, and the task's recent verdicts.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from bot.state import RoomState
 from bot.status import parse_status
 from storage.base import MessageRow, Storage
 
-MAX_HUMAN_MESSAGES = 50
+MAX_HUMAN_MESSAGES = 20  # the latest; the task's request is kept besides
 MAX_VERDICTS = 5
 
 
@@ -54,7 +56,9 @@ async def load_context(
     humans, omitted_humans = await storage.human_messages(
         room.id, state.task_start_seq, MAX_HUMAN_MESSAGES
     )
-    agent_rows, omitted_turns = await storage.agent_turn_messages(room.id, turns)
+    agent_rows, omitted_turns = await storage.agent_turn_messages(
+        room.id, turns, since_seq=state.task_start_seq
+    )
     verdicts = await storage.room_arbitrations(
         room.id, since=state.task_started_at, limit=MAX_VERDICTS
     )
@@ -82,6 +86,9 @@ async def load_context(
             ContextMessage(role=Role.USER, author=m.author, ts=m.ts, text=m.text) for m in humans
         ],
         omitted_human_messages=omitted_humans,
+        # Storage returns the first message and the latest when it leaves some out.
+        first_human_is_request=bool(humans)
+        and (omitted_humans > 0 or humans[0].seq == state.task_start_seq),
         agent_turns=_turns(agent_rows),
         omitted_turns=omitted_turns,
         arbitrations_since_human=state.arbitrations_since_human,

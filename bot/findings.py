@@ -445,8 +445,12 @@ def score(a: Topic, b: Topic) -> float:
         return min(1.0, 0.12 + 0.15 * anchor + 0.8 * terms)
     kinds_a = {x.split(":", 1)[0] for x in sa if not x.startswith("num:")}
     kinds_b = {x.split(":", 1)[0] for x in sb if not x.startswith("num:")}
+    if "path" in kinds_a & kinds_b:
+        # Another file: the same complaint about another place is another point.
+        # Never a sure match; at most an uncertain one.
+        return min(0.35, 0.7 * terms)
     if kinds_a & kinds_b:
-        return 0.7 * terms  # another file, another function: likely another point
+        return 0.7 * terms  # another function: likely another point, terms decide
     return terms
 
 

@@ -440,11 +440,18 @@ def _judge_author(
 
 
 def _other_point(t: Topic, finding: Finding) -> bool:
-    """Same file or function as the finding, but naming one it never named: a new
-    point there. (A clause sharing no anchor at all is a paraphrase, judged by terms.)"""
-    known = set(finding.anchors)
+    """A new point rather than the finding again: the same file or function with
+    a name the finding never had, or another file altogether. A
+    clause that names nothing the finding could clash with is judged by terms."""
+    known = {a for a in finding.anchors if a.startswith(("path:", "code:"))}
     names = {a for a in t.strong if a.startswith(("path:", "code:"))}
-    return bool(names & known) and bool(names - known)
+    if names & known:
+        return bool(names - known)
+    # No name in common, but both name files: another place. (Two functions are
+    # often the same point named by its caller and by its helper: terms decide.)
+    return any(a.startswith("path:") for a in names) and any(
+        a.startswith("path:") for a in known
+    )
 
 
 def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -> list[Finding]:

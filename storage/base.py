@@ -392,11 +392,18 @@ class Storage(abc.ABC):
     async def human_messages(
         self, room_id: str, since_seq: int, limit: int
     ) -> tuple[list[MessageRow], int]:
-        """The last `limit` human messages from `since_seq` on, and how many were left out."""
+        """Human messages from `since_seq` on: the first one (the task's request) and
+        the last `limit`, oldest first, and how many between them were left out.
+
+        Bounded reads: the cost follows `limit`, not the room's history.
+        """
 
     @abc.abstractmethod
-    async def agent_turn_messages(self, room_id: str, turns: int) -> tuple[list[MessageRow], int]:
-        """Messages of the last `turns` agent turns, and how many earlier turns exist."""
+    async def agent_turn_messages(
+        self, room_id: str, turns: int, since_seq: int = 0
+    ) -> tuple[list[MessageRow], int]:
+        """Messages of the last `turns` agent turns from `since_seq` on (the current
+        task's), oldest first, and how many earlier turns from `since_seq` on exist."""
 
     @abc.abstractmethod
     async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]:

@@ -359,41 +359,66 @@ class SqliteStorage(Storage):
     async def human_messages(
         self, room_id: str, since_seq: int, limit: int
     ) -> tuple[list[MessageRow], int]:
+        # Newest first through messages_by_room_role: `limit + 2` rows say whether
+        # anything lies between the first message and the last `limit`.
         rows = await self._all(
             "SELECT * FROM messages WHERE room_id = ? AND role = 'user' AND seq >= ?"
             " AND processed = 1 ORDER BY seq DESC LIMIT ?",
-            (room_id, since_seq, limit + 1),
+            (room_id, since_seq, limit + 2),
         )
-        omitted = 0
-        if len(rows) > limit:
-            count = await self._one(
-                "SELECT COUNT(*) AS n FROM messages WHERE room_id = ? AND role = 'user'"
-                " AND seq >= ?",
-                (room_id, since_seq),
-            )
-            omitted = int(count["n"]) - limit if count else 0
-            rows = rows[:limit]
-        return [MessageRow.model_validate(r) for r in reversed(rows)], omitted
+        if len(rows) <= limit + 1:
+            return [MessageRow.model_validate(r) for r in reversed(rows)], 0
+        first = await self._one(
+            "SELECT * FROM messages WHERE room_id = ? AND role = 'user' AND seq >= ?"
+            " AND processed = 1 ORDER BY seq LIMIT 1",
+            (room_id, since_seq),
+        )
+        latest = rows[:limit]
+        between = await self._one(
+            # Counted on the index alone (no table reads): one entry per message.
+            "SELECT COUNT(*) AS n FROM messages WHERE room_id = ? AND role = 'user'"
+            " AND seq > ? AND seq < ?",
+            (room_id, first["seq"] if first else since_seq, latest[-1]["seq"]),
+        )
+        kept = ([first] if first else []) + list(reversed(latest))
+        return [MessageRow.model_validate(r) for r in kept], int(between["n"]) if between else 0
 
-    async def agent_turn_messages(self, room_id: str, turns: int) -> tuple[list[MessageRow], int]:
+    async def agent_turn_messages(
+        self, room_id: str, turns: int, since_seq: int = 0
+    ) -> tuple[list[MessageRow], int]:
+        # Walk messages_by_room_turn down from the newest turn; its entries carry
+        # seq (the rowid), so turns before `since_seq` are skipped without reads.
         keep = [
             r["turn_no"]
             for r in await self._all(
                 "SELECT DISTINCT turn_no FROM messages WHERE room_id = ? AND turn_no IS NOT NULL"
-                " ORDER BY turn_no DESC LIMIT ?",
-                (room_id, turns),
+                " AND seq >= ? ORDER BY turn_no DESC LIMIT ?",
+                (room_id, since_seq, turns),
             )
         ]
         if not keep:
             return [], 0
         first = min(keep)
         rows = await self._all(
-            "SELECT * FROM messages WHERE room_id = ? AND turn_no >= ? AND role IN"
+            "SELECT * FROM messages WHERE room_id = ? AND turn_no >= ? AND seq >= ? AND role IN"
             " ('owner', 'reviewer') ORDER BY seq",
-            (room_id, first),
+            (room_id, first, since_seq),
         )
-        # Only agent turns are numbered, densely per room: `first - 1` came before.
-        return [MessageRow.model_validate(r) for r in rows], max(first - 1, 0)
+        if len(keep) < turns:
+            return [MessageRow.model_validate(r) for r in rows], 0  # the whole task is here
+        # Agent turns are numbered densely per room: the task's earlier turns are
+        # those from its first agent message's turn up to `first` (two index seeks).
+        start = await self._one(
+            "SELECT MIN(t) AS t FROM ("
+            " SELECT * FROM (SELECT turn_no AS t FROM messages WHERE room_id = ?"
+            "  AND role = 'owner' AND seq >= ? AND turn_no IS NOT NULL ORDER BY seq LIMIT 1)"
+            " UNION ALL"
+            " SELECT * FROM (SELECT turn_no AS t FROM messages WHERE room_id = ?"
+            "  AND role = 'reviewer' AND seq >= ? AND turn_no IS NOT NULL ORDER BY seq LIMIT 1))",
+            (room_id, since_seq, room_id, since_seq),
+        )
+        task_first = min(first, int(start["t"])) if start and start["t"] is not None else first
+        return [MessageRow.model_validate(r) for r in rows], first - task_first
 
     async def list_audit(self, platform: str, channel: str, limit: int = 20) -> list[AuditRow]:
         rows = await self._all(

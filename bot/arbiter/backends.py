@@ -78,6 +78,12 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
 )
 
 
+def _sdk(kind: str) -> Any:
+    """The vendor SDK, imported on first use: the two cost about a second and 60 MB
+    at start-up, and a bot running another backend never needs them."""
+    return importlib.import_module("openai" if kind == "openai" else "anthropic")
+
+
 def _cached_client(kind: str, base_url: str | None, api_key: str, timeout: float) -> Any:
     """One SDK client per endpoint and loop, reused across arbitrations.
 
@@ -95,15 +101,6 @@ def _cached_client(kind: str, base_url: str | None, api_key: str, timeout: float
         client = sdk_cls(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
         per_loop[key] = client
     return client
-
-
-def _sdk(kind: str) -> Any:
-    """The vendor SDK module, imported on first use.
-
-    Importing `anthropic` and `openai` takes most of a second each; `tribunal
-    demo` and the `none` and `command` backends never need them.
-    """
-    return importlib.import_module(kind)
 
 
 async def close_clients() -> None:
@@ -228,6 +225,7 @@ class OpenAIBackend(_SdkBackend):
     placeholder_key = "not-needed"  # local servers (Ollama, vLLM) need no key
 
     async def _once(self, system: str, prompt: str) -> str:
+        openai = _sdk("openai")
         try:
             resp = await self._client.chat.completions.create(
                 model=self.model,
@@ -252,6 +250,7 @@ class AnthropicBackend(_SdkBackend):
     name = "anthropic"
 
     async def _once(self, system: str, prompt: str) -> str:
+        anthropic = _sdk("anthropic")
         try:
             resp = await self._client.messages.create(
                 model=self.model,

@@ -60,6 +60,9 @@ class ArbitrationContext(BaseModel):
     earlier_verdicts: list[PastVerdict] = Field(default_factory=list)
     human_messages: list[ContextMessage] = Field(default_factory=list)
     omitted_human_messages: int = 0
+    # The first of `human_messages` is the task's request: it is shown before the
+    # omitted ones' marker and never left out (the loader keeps it plus the latest).
+    first_human_is_request: bool = False
     agent_turns: list[ContextTurn] = Field(default_factory=list)
     omitted_turns: int = 0
     # Guardrail facts, computed by the engine from stored state.

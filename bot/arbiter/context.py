@@ -10,7 +10,7 @@ Two properties matter more than looks:
   last owner and reviewer turns are never dropped, only shortened inside when
   a single one is huge; human messages are shortened first and, only when even
   short versions cannot fit, the oldest are left out with a marker (the loader
-  already keeps just the task's last 50).
+  already keeps just the task's request and its latest 20; the request stays).
 """
 
 from __future__ import annotations
@@ -235,12 +235,14 @@ def _assemble(
     omitted_turns: int,
     refs: str,
     foot: str,
+    pinned_humans: int = 0,
 ) -> str:
-    parts = [head, "", "## Human messages of this task (every one; the user's own words)"]
+    parts = [head, "", "## Human messages of this task (the user's own words)"]
     parts.append('<room_data kind="human_messages">')
-    if omitted_humans:
-        parts.append(OMITTED_HUMANS.format(n=omitted_humans))
-    parts += humans or ["(none)"]
+    marker = [OMITTED_HUMANS.format(n=omitted_humans)] if omitted_humans else []
+    parts += humans[:pinned_humans] + marker + humans[pinned_humans:]
+    if not humans:
+        parts.append("(none)")
     parts.append("</room_data>")
     parts += ["", "## Recent agent turns, oldest first", '<room_data kind="agent_turns">']
     if omitted_turns:
@@ -292,6 +294,8 @@ def render_prompt(
     foot = _footer(language, notes, _ruling_request(ctx))
     refs = _references(references, budget // 4)
     humans = list(ctx.human_messages)
+    request = humans[:1] if ctx.first_human_is_request else []
+    humans = humans[len(request) :]
     omitted_humans = ctx.omitted_human_messages
 
     def build(cap: int | None, optional: list[ContextTurn], n_humans: int) -> str:
@@ -299,18 +303,19 @@ def render_prompt(
         dropped = len(window) - len(shown)
         return _assemble(
             head,
-            [_message(m, cap) for m in humans[len(humans) - n_humans :]],
+            [_message(m, cap) for m in request + humans[len(humans) - n_humans :]],
             omitted_humans + len(humans) - n_humans,
             [_turn(t, cap) for t in shown],
             omitted + dropped,
             refs,
             foot,
+            pinned_humans=len(request),
         )
 
     # 1. Mandatory part alone; shorten inside (largest first) until it fits.
     n_humans = len(humans)
     cap: int | None = None
-    sizes = [len(m.text) for m in humans] + [len(t.text) for t in pinned] + [1]
+    sizes = [len(m.text) for m in request + humans] + [len(t.text) for t in pinned] + [1]
     if sum(sizes) > budget:  # do not even escape megabytes that cannot fit
         cap = _water_level(sizes, budget * 3 // 4)
     prompt = build(cap, [], n_humans)

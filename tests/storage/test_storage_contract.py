@@ -139,9 +139,12 @@ class TestStorageContract:
                                                 text=f"human {i}"))
         rows, omitted = await store.agent_turn_messages("r", 8)
         assert [r.turn_no for r in rows] == list(range(23, 31)) and omitted == 22
+        # The human window is bounded like agent turns: the task's first human
+        # message, the latest `limit`, and how many lie between them.
         humans, left_out = await store.human_messages("r", 0, 3)
-        assert [h.text for h in humans] == ["human 2", "human 3", "human 4"] and left_out == 2
-        since = humans[1].seq
+        assert [h.text for h in humans] == ["human 0", "human 2", "human 3", "human 4"]
+        assert left_out == 1
+        since = humans[2].seq
         humans, left_out = await store.human_messages("r", since, 3)
         assert [h.text for h in humans] == ["human 3", "human 4"] and left_out == 0
         assert await store.agent_turn_messages("empty", 8) == ([], 0)

@@ -38,6 +38,10 @@ async def test_context_queries_use_the_turn_index(tmp_path: Path) -> None:
         "EXPLAIN QUERY PLAN SELECT DISTINCT turn_no FROM messages WHERE room_id = ?"
         " AND turn_no IS NOT NULL ORDER BY turn_no DESC LIMIT 8", ("r",))
     assert any("messages_by_room_turn" in str(p["detail"]) for p in plan)
+    plan = await s._all(
+        "EXPLAIN QUERY PLAN SELECT COUNT(*) AS n FROM messages WHERE room_id = ?"
+        " AND role = 'user' AND seq > ? AND seq < ?", ("r", 1, 9))
+    assert any("COVERING INDEX messages_by_room_role" in str(p["detail"]) for p in plan)
     await s.close()
 
 
