@@ -15,11 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot import catchup
+from bot import catchup, detection
 from bot.admin import AdminCommands
+from bot.arbiter.judge import ProgressJudge
 from bot.arbiter.service import Arbitrator
 from bot.arbitration_flow import ArbitrationFlow
 from bot.channels import ChannelDirectory
@@ -36,6 +38,7 @@ from bot.models import (
     CommandReply,
     CommandRequest,
     IncomingMessage,
+    Role,
     RoomKey,
 )
 from bot.outbox import Outbox
@@ -84,7 +87,10 @@ class Engine:
         # Rooms with an open turn -> its last message (None: not known yet), so
         # `tick()` opens a unit only for turns that may have gone quiet.
         self.open_turns: dict[str, datetime | None] = {}
-        self.catching_up: set[str] = set()  # rooms reading what they missed (bot.catchup)
+        self.catching_up: set[str] = set()
+        self.progress_judge = (
+            ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
+        )  # rooms reading what they missed (bot.catchup)
         self._tasks: set[asyncio.Task[None]] = set()
         # Arbitrations this process is carrying now: recovery leaves them alone.
         self._arbitrating: set[int] = set()
@@ -191,6 +197,40 @@ class Engine:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- rooms --------------------------------------------------------------
+    async def judged(
+        self, room: RoomKey, ctx: RoomContext, *, closing: bool = False
+    ) -> RoomContext:
+        """With `TRIBUNAL_PROGRESS_JUDGE=llm`: if the next transition closes a
+        reviewer turn whose round the rules are unsure of, ask the judge first.
+
+        A dry closing of a copy of the stored state finds the questions; the
+        call happens here, before the room's unit opens (never a model call
+        inside one), and its answers ride in the context to the real closing.
+        """
+        if self.progress_judge is None:
+            return ctx
+        raw = await self.storage.load_room_state(room.id)
+        state = None if raw is None else RoomState.model_validate_json(raw)
+        turn = state.open_turn if state is not None else None
+        if state is None or turn is None or turn.role is not Role.REVIEWER:
+            return ctx
+        if not closing:
+            rows = await self.storage.unprocessed_messages(room.id)
+            if not rows or (
+                Role(rows[0].role) is Role.REVIEWER
+                and not detection.is_quiet(turn, rows[0].ts, ctx.thresholds)
+            ):
+                return ctx  # the reviewer turn goes on: nothing closes
+        copy = state.model_copy(deep=True)
+        questions = [
+            q for e in detection.close_turn(copy, ctx.thresholds)
+            if isinstance(e, detection.TurnClosed) for q in e.questions
+        ]
+        if not questions:
+            return ctx
+        decisions, record = await self.progress_judge.decide(questions)
+        return replace(ctx, decisions=decisions, judge=record)
+
     async def room_language(self, room: RoomKey) -> str:
         """The language everything the bot writes into `room` is in."""
         return await room_language(self, room)
@@ -221,7 +261,7 @@ class Engine:
         stored one: missed messages are stored after live ones that came later.
         """
         while True:
-            ctx = await self.context(room)
+            ctx = await self.judged(room, await self.context(room))
             async with self.storage.room(room.id) as unit:
                 rows = await unit.unprocessed_messages()
                 if not rows:
@@ -381,6 +421,7 @@ class Engine:
                     continue  # not quiet yet: next tick
             if ctx.channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged
+            ctx = await self.judged(room, ctx, closing=True)
             async with self.storage.room(room.id) as unit:
                 effects = await self.transitions.close_turn(
                     unit, room, ctx, force=force, at_eof=at_eof

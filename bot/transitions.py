@@ -53,6 +53,10 @@ class RoomContext:
     # The room's language (bot.i18n: configured, else the task's, else the
     # default), resolved from the stored state when the context was read.
     language: str = "ko"
+    # The progress judge's answers for the turn this transition closes, and
+    # the record of that call (bot/arbiter/judge.py; None: rules only).
+    decisions: dict[str, str] | None = None
+    judge: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -119,7 +123,9 @@ class Transitions:
             turn.role != role or detection.is_quiet(turn, row.ts, ctx.thresholds)
         ):
             # Another role speaks (or silence fell): the open turn ends here.
-            events = detection.close_turn(state, ctx.thresholds)
+            events = detection.close_turn(
+                state, ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
+            )
             if any(isinstance(e, Deadlock) for e in events):
                 # Arbitrate first: this very message may answer what the turn
                 # triggered. It stays stored and is applied after the verdict.
@@ -171,10 +177,12 @@ class Transitions:
         if not force and await unit.unprocessed_messages():
             return None
         snapshot = state.model_dump_json() if at_eof else None
-        if force:
-            events = detection.close_turn(state, ctx.thresholds)
+        if force or detection.is_quiet(state.open_turn, self.clock.now(), ctx.thresholds):
+            events = detection.close_turn(
+                state, ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
+            )
         else:
-            events = detection.close_if_quiet(state, self.clock.now(), ctx.thresholds)
+            events = []
         if not events:
             return None
         if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):

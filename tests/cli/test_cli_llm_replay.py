@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.fakes.llm_servers import FakeLLMServer
+from tests.fakes.llm_servers import FakeLLMServer, Scripted
 
 TRANSCRIPT = Path(__file__).parent.parent / "transcripts" / "circular_en.jsonl"
 SECRET_VARS = ("SLACK_", "DISCORD_", "TRIBUNAL_", "OPENAI_", "ANTHROPIC_")
@@ -91,3 +91,51 @@ async def test_replay_contradiction_with_a_ruling(tmp_path: Path) -> None:
     assert "RETIRED:" not in str(posted["text"]) and "F3" in str(posted["text"])
     assert 'label="F1" author="sec-bot"' in prompt and 'label="F3" author="perf-bot"' in prompt
     assert "UPHELD: F<n>" in prompt
+
+
+# -- the optional progress judge (TRIBUNAL_PROGRESS_JUDGE=llm) ---------------------
+
+STUCK = Path(__file__).parent.parent / "detection" / "corpus" / "ko_12.jsonl"
+
+
+async def judged_replay(tmp_path: Path, fake: FakeLLMServer, **env: str) -> list[dict[str, object]]:
+    code, events, err = await replay({
+        "TRIBUNAL_DATABASE": str(tmp_path / "judge.db"),
+        "TRIBUNAL_ARBITER_BACKEND": "openai",
+        "TRIBUNAL_ARBITER_BASE_URL": fake.openai_base_url,
+        "OPENAI_API_KEY": "sk-test",
+        "TRIBUNAL_PROGRESS_JUDGE": "llm",
+        "TRIBUNAL_ARBITER_RETRIES": "0",
+        **env,
+    }, STUCK)
+    assert code == 0, err
+    return events
+
+
+async def test_the_judge_settles_an_uncertain_repeat(tmp_path: Path) -> None:
+    # The rules read the reviewer's rewording as the same finding (a deadlock
+    # at m7, as labelled); a judge that reads it as a new point changes that.
+    async with FakeLLMServer() as fake:
+        fake.default = Scripted(text='{"answers": [{"id": "q1", "answer": "new"}]}')
+        events = await judged_replay(tmp_path, fake)
+        judge_prompts = [fake.prompt_of(i) for i in range(len(fake.requests))]
+    assert judge_prompts and '"side": "reviewer"' in judge_prompts[0]
+    assert "25초 안에 끝나지 않는 작업은 여전히 유실됩니다" in judge_prompts[0]
+    assert not [e for e in events if e["event"] == "deadlock" and e["after_message"] == "m7"]
+
+
+async def test_garbage_from_the_judge_keeps_the_rules(tmp_path: Path) -> None:
+    async with FakeLLMServer() as fake:
+        fake.default = Scripted(text="I think it is probably new, maybe.")
+        events = await judged_replay(tmp_path, fake)
+    deadlocks = [e for e in events if e["event"] == "deadlock"]
+    assert deadlocks and deadlocks[0]["after_message"] == "m7"
+
+
+async def test_a_slow_judge_times_out_and_the_rules_decide(tmp_path: Path) -> None:
+    async with FakeLLMServer() as fake:
+        fake.default = Scripted(text='{"answers": [{"id": "q1", "answer": "new"}]}', delay=5)
+        events = await judged_replay(tmp_path, fake, TRIBUNAL_PROGRESS_JUDGE_TIMEOUT="0.5",
+                                     TRIBUNAL_ARBITER_TIMEOUT="0.5")
+    deadlocks = [e for e in events if e["event"] == "deadlock"]
+    assert deadlocks and deadlocks[0]["after_message"] == "m7"
