@@ -113,10 +113,10 @@ class Tribunal:
         self.settings = Settings(  # type: ignore[call-arg]
             _env_file=None, database=str(self.db), slack_bot_token=SecretStr(api.bot_token),
             slack_signing_secret=SecretStr(SECRET), slack_mode="http", slack_api_url=api.url,
-            http_port=0, http_host="127.0.0.1", arbiter_backend="none")
+            http_host="127.0.0.1", arbiter_backend="none")
         self.storage = SqliteStorage(str(self.db))
         self.engine = Engine(self.settings, self.storage)
-        self.adapter = SlackAdapter(self.settings, self.engine)
+        self.adapter = SlackAdapter(self.settings, self.engine, port=0)  # any free port
 
     async def start(self) -> str:
         await self.storage.open()

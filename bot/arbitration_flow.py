@@ -110,7 +110,8 @@ class ArbitrationFlow:
         # The room's messages wait while the model thinks, so the state read
         # above is the one the verdict is about.
         ctx = await load_context(
-            storage, room, state, deadlock, values, turns=self.settings.arbiter_context_turns
+            storage, room, state, deadlock, values, turns=self.settings.arbiter_context_turns,
+            human_messages=self.settings.human_messages,
         )
         try:
             outcome = await self.arbitrator.arbitrate(ctx)

@@ -17,7 +17,7 @@ from bot.state import RoomState
 from bot.status import parse_status
 from storage.base import MessageRow, Storage
 
-MAX_HUMAN_MESSAGES = 20  # the latest; the task's request is kept besides
+MAX_HUMAN_MESSAGES = 20  # the latest (TRIBUNAL_HUMAN_MESSAGES); the task's request is kept besides
 MAX_VERDICTS = 5
 
 
@@ -52,9 +52,10 @@ async def load_context(
     settings: dict[str, Any],
     *,
     turns: int,
+    human_messages: int = MAX_HUMAN_MESSAGES,
 ) -> ArbitrationContext:
     humans, omitted_humans = await storage.human_messages(
-        room.id, state.task_start_seq, MAX_HUMAN_MESSAGES
+        room.id, state.task_start_seq, human_messages
     )
     agent_rows, omitted_turns = await storage.agent_turn_messages(
         room.id, turns, since_seq=state.task_start_seq
