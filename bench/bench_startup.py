@@ -43,8 +43,9 @@ import aiohttp
 from bench.agent_text import Writer
 from bench.harness import ROOT, Options, Row
 from bench.suite import missing, row
-from bot.detection import RoomState
+from bot.ledger import Finding
 from bot.models import MessageKind, Option, OutgoingMessage
+from bot.state import RoomState
 from storage.base import EscalationRow
 from storage.sqlite import SqliteStorage
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackAPI
@@ -102,8 +103,10 @@ async def build(db: Path, rooms: int) -> None:
                                  None if role == "user" else j))
             state = RoomState(epoch=1, task_active=True, task_started_at=at, task_start_seq=0,
                               humans=[HUMAN], requester=HUMAN, turn_seq=4, rounds=2,
-                              stalled_rounds=1, last_owner_text=script[3][2], last_owner_turn=3,
-                              last_reviewer_text=script[4][2], last_reviewer_turn=4)
+                              stalled_rounds=1, task_rounds=2,
+                              findings=[Finding(label="F1", author=REVIEWER,
+                                                summary=script[2][2][:120],
+                                                history=["R1: raised", "R2: repeated"])])
             if i < ESCALATIONS:  # a verdict asked the human; the room waits
                 arbitration = await tx.create_arbitration(room_id, 1, "no_progress", {}, at)
                 options = [Option(n=1, label="owner"), Option(n=2, label="reviewer")]
