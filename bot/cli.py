@@ -230,6 +230,7 @@ async def _run(settings: Settings) -> int:
         ops = await start_ops_server(settings, storage, runners)
         if stop.is_set():
             return 0
+        await engine.instance.register()
         await _until_stopped(engine.start(), stop)
         if stop.is_set():
             return 0
@@ -248,6 +249,11 @@ async def _run(settings: Settings) -> int:
         await asyncio.gather(cancel_all(tasks), engine.shutdown(), return_exceptions=True)
         if ops is not None:
             await ops.close()
+        try:
+            await engine.instance.remove()  # its claims go back to the others now
+        except Exception as exc:
+            log.warning("instance %s not removed (%s); it expires with its lease",
+                        engine.instance.id, exc)
         await storage.close()
         log.info("tribunal: shutdown complete")
 

@@ -156,13 +156,17 @@ class AuditRow(BaseModel):
     after: str | None = None
 
 
-def claimable(rows: list[OutboxRow], instance_id: str, now: datetime) -> list[OutboxRow]:
+def claimable(
+    rows: list[OutboxRow], instance_id: str, now: datetime, registered: set[str]
+) -> list[OutboxRow]:
     """The run of a room's pending posts (id order) an instance may claim now:
     up to the first that waits for its retry or is held by another instance's
-    live lease. Every backend's `claim_outbox` applies this rule."""
+    live lease. A claim by an instance no longer registered (stopped, or
+    cleared as dead at another's start; a replay never registers) holds
+    nothing. Every backend's `claim_outbox` applies this rule."""
     out: list[OutboxRow] = []
     for row in rows:
-        held = row.claimed_by not in (None, instance_id)
+        held = row.claimed_by not in (None, instance_id) and row.claimed_by in registered
         if held and row.lease_until is not None and row.lease_until > now:
             break
         if row.next_attempt_at is not None and row.next_attempt_at > now:
@@ -431,7 +435,8 @@ class Storage(abc.ABC):
         One transaction: the claimed rows are the longest run of the room's
         pending posts, in id order, that are due (`next_attempt_at` passed) and
         not held by another instance's live lease (nor being claimed by it right
-        now); the run stops at the first that is not, so a room's posts keep
+        now; a claim by an unregistered instance holds nothing); the run stops
+        at the first that is not, so a room's posts keep
         their order. Two instances claiming the same room get disjoint sets;
         a lease that ran out may be claimed again."""
 

@@ -422,7 +422,8 @@ class PostgresStorage(Storage):
                 if want["id"] != got["id"]:
                     break
                 run.append(OutboxRow.model_validate(_row(got)))
-            taken = claimable(run, instance_id, now)
+            registered = {str(r["id"]) for r in await conn.fetch("SELECT id FROM instances")}
+            taken = claimable(run, instance_id, now, registered)
             if taken:
                 await conn.execute(
                     "UPDATE outbox SET claimed_by = $1, lease_until = $2"

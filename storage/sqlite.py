@@ -372,7 +372,9 @@ class SqliteStorage(Storage):
                 (room_id, limit),
             ) as cur:
                 rows = [OutboxRow.model_validate(_row(r)) for r in await cur.fetchall()]
-            taken = claimable(rows, instance_id, now)
+            async with self.db.execute("SELECT id FROM instances") as cur:
+                registered = {str(r[0]) for r in await cur.fetchall()}
+            taken = claimable(rows, instance_id, now, registered)
             await self.db.executemany(
                 "UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE id = ?",
                 [(instance_id, lease_until.isoformat(), row.id) for row in taken],

@@ -9,7 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from storage.base import DatabaseUnusable, EscalationRow, InstanceRow, MessageRow, Storage
+from storage.base import (
+    DatabaseUnusable,
+    EscalationRow,
+    InstanceRow,
+    MessageRow,
+    Storage,
+    Transaction,
+)
 from storage.schema import latest_version, migrations
 from tests.storage.conftest import Backend
 
@@ -27,6 +34,12 @@ def escalation(escalation_id: int, room: str = "r", *, at: datetime = NOW) -> Es
     return EscalationRow(id=escalation_id, room_id=room,
                          options=[{"n": 1, "label": "a"}, {"n": 2, "label": "b"}],
                          allowed=["u"], status="pending", created_at=at)
+
+
+async def register(tx: Transaction, *ids: str) -> None:
+    for instance_id in ids:
+        await tx.save_instance(InstanceRow(id=instance_id, host="h", pid=1, started_at=NOW,
+                                           last_seen=NOW))
 
 
 class TestStorageContract:
@@ -361,6 +374,7 @@ class TestStorageContract:
         other = await backend.open()  # a second process: its own connection(s)
         room = "slack:C1:1"
         async with store.transaction() as tx:
+            await register(tx, "a", "b")
             ids = [await tx.enqueue(room, "notice", {"text": str(n)}, NOW) for n in range(20)]
         lease = NOW + timedelta(seconds=30)
         for _ in range(5):
@@ -380,6 +394,7 @@ class TestStorageContract:
     async def test_an_expired_outbox_lease_may_be_claimed_again(self, store: Storage) -> None:
         room = "slack:C1:1"
         async with store.transaction() as tx:
+            await register(tx, "a", "b")
             a = await tx.enqueue(room, "notice", {}, NOW)
             b = await tx.enqueue(room, "notice", {}, NOW)
             c = await tx.enqueue(room, "notice", {}, NOW)
@@ -405,6 +420,17 @@ class TestStorageContract:
             await tx.remove_instance("b")
         held = await store.get_outbox(c)
         assert held is not None and held.claimed_by is None
+
+    async def test_a_claim_of_an_unregistered_instance_holds_nothing(
+        self, store: Storage
+    ) -> None:
+        async with store.transaction() as tx:
+            await register(tx, "b")
+            a = await tx.enqueue("slack:C1:1", "notice", {}, NOW)
+        lease = NOW + timedelta(seconds=30)
+        assert [r.id for r in await store.claim_outbox("slack:C1:1", "gone", NOW, lease)] == [a]
+        assert [r.id for r in await store.claim_outbox("slack:C1:1", "b", NOW, lease)] == [a]
+        assert await store.claim_outbox("slack:C1:1", "gone", NOW, lease) == []
 
     async def test_instances_register_beat_and_leave(self, store: Storage) -> None:
         row = InstanceRow(id="i1", host="h", pid=42, started_at=NOW, last_seen=NOW)
