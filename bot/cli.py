@@ -1,4 +1,4 @@
-"""`tribunal run | replay FILE [--json] | demo`."""
+"""`tribunal run | replay FILE [--json] | demo | status [--json]`."""
 
 from __future__ import annotations
 
@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--database", help="SQLite file or postgresql:// URL (default: a temporary SQLite file)"
     )
+    status = sub.add_parser("status", help="instances, rooms, findings, escalations and the "
+                            "last arbitrations, read from the database",
+                            parents=[global_options()])
+    status.add_argument("--json", action="store_true", help="print one JSON object")
+    status.add_argument(
+        "--database", help="SQLite file or postgresql:// URL (default: TRIBUNAL_DATABASE)"
+    )
     return parser
 
 
@@ -87,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 def _command(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         return asyncio.run(_run(settings))
+    if args.command == "status":
+        return asyncio.run(_status(settings, args.database or settings.database, args.json))
     if args.command == "demo":
         text = resources.files("bot").joinpath("demo/demo.jsonl").read_text(encoding="utf-8")
         if not args.json:
@@ -171,6 +180,21 @@ async def _replay(
     return 0
 
 
+async def _status(settings: Settings, database: str, as_json: bool) -> int:
+    from bot import report
+    from bot.clock import SystemClock
+
+    storage = await _open_storage(database)
+    if storage is None:
+        return EXIT_USAGE
+    try:
+        status = await report.collect(storage, SystemClock().now(), settings.lease_seconds)
+    finally:
+        await storage.close()
+    print(report.as_json(status) if as_json else report.as_text(status))
+    return 0
+
+
 class _Signals:
     """SIGINT/SIGTERM: the first stops gracefully; a deadline, or a second signal,
     ends the process even if something hangs (a peer that never answers, a
@@ -230,6 +254,7 @@ async def _run(settings: Settings) -> int:
         ops = await start_ops_server(settings, storage, runners)
         if stop.is_set():
             return 0
+        await engine.instance.register()
         await _until_stopped(engine.start(), stop)
         if stop.is_set():
             return 0
@@ -248,6 +273,11 @@ async def _run(settings: Settings) -> int:
         await asyncio.gather(cancel_all(tasks), engine.shutdown(), return_exceptions=True)
         if ops is not None:
             await ops.close()
+        try:
+            await engine.instance.remove()  # its claims go back to the others now
+        except Exception as exc:
+            log.warning("instance %s not removed (%s); it expires with its lease",
+                        engine.instance.id, exc)
         await storage.close()
         log.info("tribunal: shutdown complete")
 

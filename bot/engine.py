@@ -32,6 +32,7 @@ from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed
 from bot.i18n import room_language
 from bot.ingest import store_incoming
+from bot.instances import Instance
 from bot.models import (
     AnswerResult,
     ButtonClick,
@@ -70,7 +71,9 @@ class Engine:
         self.listeners: list[EventListener] = []
         self.quiet_close = quiet_close
         self.channels = ChannelDirectory(settings, storage)
-        self.outbox = Outbox(storage, self.transports, self.clock)
+        self.instance = Instance(storage, self.clock, settings.lease_seconds)
+        self.outbox = Outbox(storage, self.transports, self.clock,
+                             instance_id=self.instance.id, lease_seconds=settings.lease_seconds)
         self.transitions = Transitions(self.clock, settings.admin_ids)
         self.arbitration = ArbitrationFlow(
             storage=storage, clock=self.clock, channels=self.channels, outbox=self.outbox,
@@ -303,6 +306,8 @@ class Engine:
             return
         if await store_incoming(self.storage, self.channels, message) is None:
             return  # not ours, or a redelivery of a message already stored
+        if message.room.id in self.catching_up:
+            return  # the room's catch-up applies it, after what it missed
         await self.apply_stored(message.room)
 
     async def receive(self, message: IncomingMessage) -> None:
@@ -431,6 +436,7 @@ class Engine:
 
     async def tick(self) -> None:
         try:
+            await self.instance.heartbeat()
             await self.close_turns()
             now = self.clock.now()
             if self._last_recovery is None or now - self._last_recovery >= RECOVERY_EVERY:

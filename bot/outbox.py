@@ -12,6 +12,11 @@ A post that may have reached the platform before a crash or a failed call
 (created before this process started, or tried before) is first looked for
 among the room's recent messages (`FindsPosts`); when found it is recorded
 as sent instead of being posted again.
+
+Several instances on one database: a room's due posts are claimed for this
+instance (`Storage.claim_outbox`, a lease of `TRIBUNAL_LEASE_SECONDS`) before
+they are sent, so two processes never send the same row; recording a send
+attempt releases the row's claim.
 """
 
 from __future__ import annotations
@@ -38,8 +43,18 @@ LOOKUP_MARGIN = timedelta(minutes=2)
 
 
 class Outbox:
-    def __init__(self, storage: Storage, transports: dict[str, Transport], clock: Clock) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        transports: dict[str, Transport],
+        clock: Clock,
+        *,
+        instance_id: str,
+        lease_seconds: float,
+    ) -> None:
         self.storage = storage
+        self.instance_id = instance_id
+        self.lease = timedelta(seconds=lease_seconds)
         self.transports = transports
         self.clock = clock
         # Rows created before this moment may have been posted by a process
@@ -71,9 +86,13 @@ class Outbox:
         if lock is None:
             lock = self._locks[room_id] = asyncio.Lock()
         async with lock:
-            for row in await self.storage.pending_outbox(room_id):
-                if row.next_attempt_at is not None and row.next_attempt_at > self.clock.now():
-                    break  # backing off; later posts keep their order behind it
+            now = self.clock.now()
+            # Due posts only, up to the first backing off (later posts keep
+            # their order behind it) or held by another instance.
+            claimed = await self.storage.claim_outbox(
+                room_id, self.instance_id, now, now + self.lease
+            )
+            for row in claimed:
                 if not await self._send(row):
                     break
 

@@ -134,6 +134,16 @@ class OutboxRow(BaseModel):
     lease_until: datetime | None = None  # ... until then; after, another may
 
 
+class InstanceRow(BaseModel):
+    """A `tribunal run` process sharing the database (migration 006)."""
+
+    id: str
+    host: str
+    pid: int
+    started_at: datetime
+    last_seen: datetime  # its latest heartbeat
+
+
 class AuditRow(BaseModel):
     id: int
     at: datetime
@@ -144,6 +154,25 @@ class AuditRow(BaseModel):
     scope: str
     before: str | None = None
     after: str | None = None
+
+
+def claimable(
+    rows: list[OutboxRow], instance_id: str, now: datetime, registered: set[str]
+) -> list[OutboxRow]:
+    """The run of a room's pending posts (id order) an instance may claim now:
+    up to the first that waits for its retry or is held by another instance's
+    live lease. A claim by an instance no longer registered (stopped, or
+    cleared as dead at another's start; a replay never registers) holds
+    nothing. Every backend's `claim_outbox` applies this rule."""
+    out: list[OutboxRow] = []
+    for row in rows:
+        held = row.claimed_by not in (None, instance_id) and row.claimed_by in registered
+        if held and row.lease_until is not None and row.lease_until > now:
+            break
+        if row.next_attempt_at is not None and row.next_attempt_at > now:
+            break
+        out.append(row)
+    return out
 
 
 class Transaction(abc.ABC):
@@ -268,6 +297,14 @@ class Transaction(abc.ABC):
     ) -> None:
         """Append one audit line (who changed what, before and after, as JSON text)."""
 
+    @abc.abstractmethod
+    async def save_instance(self, row: InstanceRow) -> None:
+        """Register an instance, or renew its `last_seen` (a heartbeat)."""
+
+    @abc.abstractmethod
+    async def remove_instance(self, instance_id: str) -> None:
+        """The instance stopped cleanly; its claims are released for the others."""
+
     # -- reads inside the unit (they see its own writes) ----------------------
     @abc.abstractmethod
     async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
@@ -387,6 +424,37 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     async def pending_outbox(self, room_id: str, limit: int = 50) -> list[OutboxRow]:
         """A room's unsent posts, oldest first."""
+
+    @abc.abstractmethod
+    async def claim_outbox(
+        self, room_id: str, instance_id: str, now: datetime, lease_until: datetime,
+        limit: int = 50,
+    ) -> list[OutboxRow]:
+        """Claim the room's due posts for `instance_id` until `lease_until`, oldest first.
+
+        One transaction: the claimed rows are the longest run of the room's
+        pending posts, in id order, that are due (`next_attempt_at` passed) and
+        not held by another instance's live lease (nor being claimed by it right
+        now; a claim by an unregistered instance holds nothing); the run stops
+        at the first that is not, so a room's posts keep
+        their order. Two instances claiming the same room get disjoint sets;
+        a lease that ran out may be claimed again."""
+
+    @abc.abstractmethod
+    async def instances(self) -> list[InstanceRow]:
+        """Every registered instance, oldest start first."""
+
+    @abc.abstractmethod
+    async def room_states(self) -> list[tuple[str, str]]:
+        """(room id, stored state) of every room, by id (`tribunal status`)."""
+
+    @abc.abstractmethod
+    async def pending_escalations(self) -> list[EscalationRow]:
+        """Escalations waiting for a human, oldest first."""
+
+    @abc.abstractmethod
+    async def recent_arbitrations(self, limit: int = 10) -> list[ArbitrationRow]:
+        """The latest arbitrations of every room, newest first."""
 
     @abc.abstractmethod
     async def human_messages(

@@ -30,12 +30,14 @@ from storage.base import (
     CatchUpMark,
     DatabaseUnusable,
     EscalationRow,
+    InstanceRow,
     MessageRow,
     OutboxRow,
     PendingCounts,
     RoomTransaction,
     Storage,
     Transaction,
+    claimable,
 )
 from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction
 from storage.schema import latest_version, postgres_migrations
@@ -396,6 +398,56 @@ class PostgresStorage(Storage):
             limit,
         )
         return [OutboxRow.model_validate(r) for r in rows]
+
+    async def claim_outbox(
+        self, room_id: str, instance_id: str, now: datetime, lease_until: datetime,
+        limit: int = 50,
+    ) -> list[OutboxRow]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            pending = await conn.fetch(
+                "SELECT id FROM outbox WHERE room_id = $1 AND status = 'pending'"
+                " ORDER BY id LIMIT $2",
+                room_id, limit,
+            )
+            # Rows another instance is claiming right now are skipped, not
+            # waited for; the claim then keeps only the run of locked rows that
+            # starts at the room's first pending post, so order holds.
+            locked = await conn.fetch(
+                "SELECT * FROM outbox WHERE room_id = $1 AND status = 'pending'"
+                " ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED",
+                room_id, limit,
+            )
+            run: list[OutboxRow] = []
+            for want, got in zip(pending, locked, strict=False):
+                if want["id"] != got["id"]:
+                    break
+                run.append(OutboxRow.model_validate(_row(got)))
+            registered = {str(r["id"]) for r in await conn.fetch("SELECT id FROM instances")}
+            taken = claimable(run, instance_id, now, registered)
+            if taken:
+                await conn.execute(
+                    "UPDATE outbox SET claimed_by = $1, lease_until = $2"
+                    " WHERE id = ANY($3::bigint[])",
+                    instance_id, lease_until.isoformat(), [row.id for row in taken],
+                )
+        update = {"claimed_by": instance_id, "lease_until": lease_until}
+        return [row.model_copy(update=update) for row in taken]
+
+    async def instances(self) -> list[InstanceRow]:
+        rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")
+        return [InstanceRow.model_validate(r) for r in rows]
+
+    async def room_states(self) -> list[tuple[str, str]]:
+        return [(str(r["id"]), str(r["state"]))
+                for r in await self._all("SELECT id, state FROM rooms ORDER BY id")]
+
+    async def pending_escalations(self) -> list[EscalationRow]:
+        rows = await self._all("SELECT * FROM escalations WHERE status = 'pending' ORDER BY id")
+        return [EscalationRow.model_validate(r) for r in rows]
+
+    async def recent_arbitrations(self, limit: int = 10) -> list[ArbitrationRow]:
+        rows = await self._all("SELECT * FROM arbitrations ORDER BY id DESC LIMIT $1", limit)
+        return [ArbitrationRow.model_validate(_with_defaults(r)) for r in rows]
 
     async def human_messages(
         self, room_id: str, since_seq: int, limit: int

@@ -19,6 +19,7 @@ from storage.base import (
     ActionRow,
     ArbitrationRow,
     EscalationRow,
+    InstanceRow,
     MessageRow,
     OutboxRow,
     RoomTransaction,
@@ -242,7 +243,7 @@ class PostgresTransaction(Transaction):
             "UPDATE outbox SET status = $1,"
             " platform_message_id = COALESCE($2, platform_message_id),"
             " last_error = $3, attempts = attempts + 1, sent_at = COALESCE($4, sent_at),"
-            " next_attempt_at = $5 WHERE id = $6",
+            " next_attempt_at = $5, claimed_by = NULL, lease_until = NULL WHERE id = $6",
             status,
             platform_message_id,
             error,
@@ -250,6 +251,22 @@ class PostgresTransaction(Transaction):
             _iso(next_attempt_at),
             outbox_id,
         )
+
+    async def save_instance(self, row: InstanceRow) -> None:
+        await self.conn.execute(
+            "INSERT INTO instances (id, host, pid, started_at, last_seen)"
+            " VALUES ($1, $2, $3, $4, $5)"
+            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+            row.id, row.host, row.pid, row.started_at.isoformat(), row.last_seen.isoformat(),
+        )
+
+    async def remove_instance(self, instance_id: str) -> None:
+        await self.conn.execute(
+            "UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = $1"
+            " AND status = 'pending'",
+            instance_id,
+        )
+        await self.conn.execute("DELETE FROM instances WHERE id = $1", instance_id)
 
     async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
         if value is None:

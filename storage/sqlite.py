@@ -28,12 +28,14 @@ from storage.base import (
     CatchUpMark,
     DatabaseUnusable,
     EscalationRow,
+    InstanceRow,
     MessageRow,
     OutboxRow,
     PendingCounts,
     RoomTransaction,
     Storage,
     Transaction,
+    claimable,
 )
 from storage.schema import latest_version, migrations, statements
 from storage.sqlite_writes import SqliteRoomTransaction, SqliteTransaction, load_row
@@ -355,6 +357,46 @@ class SqliteStorage(Storage):
             (room_id, limit),
         )
         return [OutboxRow.model_validate(r) for r in rows]
+
+    async def claim_outbox(
+        self, room_id: str, instance_id: str, now: datetime, lease_until: datetime,
+        limit: int = 50,
+    ) -> list[OutboxRow]:
+        # One write transaction from the read on: another process sharing the
+        # file waits (busy timeout) until this claim is committed.
+        async with self._unit():
+            await self.db.execute("BEGIN IMMEDIATE")
+            async with self.db.execute(
+                "SELECT * FROM outbox WHERE room_id = ? AND status = 'pending'"
+                " ORDER BY id LIMIT ?",
+                (room_id, limit),
+            ) as cur:
+                rows = [OutboxRow.model_validate(_row(r)) for r in await cur.fetchall()]
+            async with self.db.execute("SELECT id FROM instances") as cur:
+                registered = {str(r[0]) for r in await cur.fetchall()}
+            taken = claimable(rows, instance_id, now, registered)
+            await self.db.executemany(
+                "UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE id = ?",
+                [(instance_id, lease_until.isoformat(), row.id) for row in taken],
+            )
+        update = {"claimed_by": instance_id, "lease_until": lease_until}
+        return [row.model_copy(update=update) for row in taken]
+
+    async def instances(self) -> list[InstanceRow]:
+        rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")
+        return [InstanceRow.model_validate(r) for r in rows]
+
+    async def room_states(self) -> list[tuple[str, str]]:
+        return [(str(r["id"]), str(r["state"]))
+                for r in await self._all("SELECT id, state FROM rooms ORDER BY id")]
+
+    async def pending_escalations(self) -> list[EscalationRow]:
+        rows = await self._all("SELECT * FROM escalations WHERE status = 'pending' ORDER BY id")
+        return [EscalationRow.model_validate(r) for r in rows]
+
+    async def recent_arbitrations(self, limit: int = 10) -> list[ArbitrationRow]:
+        rows = await self._all("SELECT * FROM arbitrations ORDER BY id DESC LIMIT ?", (limit,))
+        return [ArbitrationRow.model_validate(_clean(r)) for r in rows]
 
     async def human_messages(
         self, room_id: str, since_seq: int, limit: int

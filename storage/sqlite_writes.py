@@ -12,6 +12,7 @@ from storage.base import (
     ActionRow,
     ArbitrationRow,
     EscalationRow,
+    InstanceRow,
     MessageRow,
     OutboxRow,
     RoomTransaction,
@@ -214,7 +215,7 @@ class SqliteTransaction(Transaction):
         await self.db.execute(
             "UPDATE outbox SET status = ?, platform_message_id = COALESCE(?, platform_message_id),"
             " last_error = ?, attempts = attempts + 1, sent_at = COALESCE(?, sent_at),"
-            " next_attempt_at = ? WHERE id = ?",
+            " next_attempt_at = ?, claimed_by = NULL, lease_until = NULL WHERE id = ?",
             (
                 status,
                 platform_message_id,
@@ -224,6 +225,21 @@ class SqliteTransaction(Transaction):
                 outbox_id,
             ),
         )
+
+    async def save_instance(self, row: InstanceRow) -> None:
+        await self.db.execute(
+            "INSERT INTO instances (id, host, pid, started_at, last_seen) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+            (row.id, row.host, row.pid, row.started_at.isoformat(), row.last_seen.isoformat()),
+        )
+
+    async def remove_instance(self, instance_id: str) -> None:
+        await self.db.execute(
+            "UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?"
+            " AND status = 'pending'",
+            (instance_id,),
+        )
+        await self.db.execute("DELETE FROM instances WHERE id = ?", (instance_id,))
 
     async def set_setting(self, scope: str, scope_id: str, key: str, value: Any) -> None:
         if value is None:

@@ -184,11 +184,16 @@ async def test_slack_serves_while_discord_is_refused_and_sigterm_leaves_the_arbi
                                           for m in slack_api.messages.values()), within=20)
 
     assert "retrying in 2 s" in bot.log or "retrying in 1 s" in bot.log
+    with sqlite3.connect(tmp_path / "run.db") as conn:
+        running = conn.execute("SELECT pid, started_at <= last_seen FROM instances").fetchall()
+    assert bot.proc is not None and running == [(bot.proc.pid, 1)]  # registered, beating
     assert await bot.stop_with(signal.SIGTERM) == 0, bot.log
     assert "Traceback" not in bot.log and slack_api.bot_token not in bot.log
     with sqlite3.connect(tmp_path / "run.db") as conn:
         statuses = [r[0] for r in conn.execute("SELECT status FROM arbitrations")]
     assert statuses == ["running"]  # stored, unfinished: the next start resumes it
+    with sqlite3.connect(tmp_path / "run.db") as conn:
+        assert conn.execute("SELECT COUNT(*) FROM instances").fetchone() == (0,)  # left cleanly
 
 
 async def test_sigint_stops_run_while_socket_mode_cannot_connect(

@@ -9,7 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from storage.base import DatabaseUnusable, EscalationRow, MessageRow, Storage
+from storage.base import (
+    DatabaseUnusable,
+    EscalationRow,
+    InstanceRow,
+    MessageRow,
+    Storage,
+    Transaction,
+)
 from storage.schema import latest_version, migrations
 from tests.storage.conftest import Backend
 
@@ -27,6 +34,12 @@ def escalation(escalation_id: int, room: str = "r", *, at: datetime = NOW) -> Es
     return EscalationRow(id=escalation_id, room_id=room,
                          options=[{"n": 1, "label": "a"}, {"n": 2, "label": "b"}],
                          allowed=["u"], status="pending", created_at=at)
+
+
+async def register(tx: Transaction, *ids: str) -> None:
+    for instance_id in ids:
+        await tx.save_instance(InstanceRow(id=instance_id, host="h", pid=1, started_at=NOW,
+                                           last_seen=NOW))
 
 
 class TestStorageContract:
@@ -354,6 +367,92 @@ class TestStorageContract:
         assert again is not None and again.platform_message_id == "1.5" and again.attempts == 2
         assert [r.id for r in await store.pending_outbox("slack:C1:1")] == [c]
         assert await store.get_outbox(999_999) is None
+
+    async def test_two_instances_claiming_one_room_get_disjoint_posts(
+        self, backend: Backend, store: Storage
+    ) -> None:
+        other = await backend.open()  # a second process: its own connection(s)
+        room = "slack:C1:1"
+        async with store.transaction() as tx:
+            await register(tx, "a", "b")
+            ids = [await tx.enqueue(room, "notice", {"text": str(n)}, NOW) for n in range(20)]
+        lease = NOW + timedelta(seconds=30)
+        holders: set[str | None] = set()
+        for _ in range(5):
+            first, second = await asyncio.gather(
+                store.claim_outbox(room, "a", NOW, lease),
+                other.claim_outbox(room, "b", NOW, lease),
+            )
+            assert not {r.id for r in first} & {r.id for r in second}
+            # Whoever won holds a run of the room's posts from the first, in order;
+            # the other holds none. (Row locks are taken one by one, so a claim
+            # racing another may get a shorter run, or none.)
+            got = sorted([r.id for r in first] + [r.id for r in second])
+            assert got == ids[: len(got)]
+            assert not (first and second)
+            holders |= {r.claimed_by for r in first + second}
+        assert len(holders) == 1  # one instance held them every time
+        holder = holders.pop()
+        for claimer, name in ((store, "a"), (other, "b")):
+            again = await claimer.claim_outbox(room, name, NOW, lease)
+            assert [r.id for r in again] == (ids if name == holder else [])
+
+    async def test_an_expired_outbox_lease_may_be_claimed_again(self, store: Storage) -> None:
+        room = "slack:C1:1"
+        async with store.transaction() as tx:
+            await register(tx, "a", "b")
+            a = await tx.enqueue(room, "notice", {}, NOW)
+            b = await tx.enqueue(room, "notice", {}, NOW)
+            c = await tx.enqueue(room, "notice", {}, NOW)
+            await tx.enqueue("slack:C2:1", "notice", {}, NOW)
+        lease = NOW + timedelta(seconds=30)
+        claimed = await store.claim_outbox(room, "a", NOW, lease)
+        assert [r.id for r in claimed] == [a, b, c]
+        stored = await store.get_outbox(a)
+        assert stored is not None and (stored.claimed_by, stored.lease_until) == ("a", lease)
+        assert await store.claim_outbox(room, "b", NOW + timedelta(seconds=29), lease) == []
+        later = NOW + timedelta(seconds=31)
+        taken = await store.claim_outbox(room, "b", later, later + timedelta(seconds=30))
+        assert [r.id for r in taken] == [a, b, c] and {r.claimed_by for r in taken} == {"b"}
+        # Sent posts leave the claim; a post waiting for its retry stops the run.
+        async with store.transaction() as tx:
+            await tx.mark_outbox(a, "sent", at=later)
+            await tx.mark_outbox(b, "pending", error="x", next_attempt_at=later + timedelta(1))
+        row = await store.get_outbox(b)
+        assert row is not None and row.claimed_by is None
+        assert await store.claim_outbox(room, "b", later, later) == []
+        # An instance that stops cleanly releases what it held.
+        async with store.transaction() as tx:
+            await tx.remove_instance("b")
+        held = await store.get_outbox(c)
+        assert held is not None and held.claimed_by is None
+
+    async def test_a_claim_of_an_unregistered_instance_holds_nothing(
+        self, store: Storage
+    ) -> None:
+        async with store.transaction() as tx:
+            await register(tx, "b")
+            a = await tx.enqueue("slack:C1:1", "notice", {}, NOW)
+        lease = NOW + timedelta(seconds=30)
+        assert [r.id for r in await store.claim_outbox("slack:C1:1", "gone", NOW, lease)] == [a]
+        assert [r.id for r in await store.claim_outbox("slack:C1:1", "b", NOW, lease)] == [a]
+        assert await store.claim_outbox("slack:C1:1", "gone", NOW, lease) == []
+
+    async def test_instances_register_beat_and_leave(self, store: Storage) -> None:
+        row = InstanceRow(id="i1", host="h", pid=42, started_at=NOW, last_seen=NOW)
+        async with store.transaction() as tx:
+            await tx.save_instance(row)
+            await tx.save_instance(row.model_copy(update={"id": "i2", "pid": 43}))
+        later = NOW + timedelta(seconds=5)
+        async with store.transaction() as tx:
+            await tx.save_instance(row.model_copy(update={"last_seen": later}))
+        assert await store.instances() == [
+            row.model_copy(update={"last_seen": later}),
+            row.model_copy(update={"id": "i2", "pid": 43}),
+        ]
+        async with store.transaction() as tx:
+            await tx.remove_instance("i1")
+        assert [i.id for i in await store.instances()] == ["i2"]
 
     async def test_pending_rooms_are_those_of_the_platforms_asked(self, store: Storage) -> None:
         async with store.transaction() as tx:

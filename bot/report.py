@@ -1,0 +1,102 @@
+"""`tribunal status`: what the database says, for an operator.
+
+Read-only apart from opening the database (which applies pending
+migrations, as every command does): the instances and whether each is
+alive (its `last_seen` within `TRIBUNAL_LEASE_SECONDS`), the rooms and how
+many have an open task, each room's open findings (its stored ledger:
+`open` or `contested`), the escalations waiting for a human and the last
+arbitrations.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+from typing import Any
+
+from bot.instances import is_alive
+from bot.state import RoomState
+from storage.base import Storage
+
+log = logging.getLogger(__name__)
+
+ARBITRATIONS = 10
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+async def collect(storage: Storage, now: datetime, lease_seconds: float) -> dict[str, Any]:
+    """The status as one JSON-able object."""
+    instances = [
+        {"id": row.id, "host": row.host, "pid": row.pid, "started_at": _iso(row.started_at),
+         "last_seen": _iso(row.last_seen), "alive": is_alive(row, now, lease_seconds)}
+        for row in await storage.instances()
+    ]
+    rooms = 0
+    open_tasks = 0
+    findings: list[dict[str, Any]] = []
+    for room_id, text in await storage.room_states():
+        rooms += 1
+        try:
+            state = RoomState.model_validate_json(text)
+        except ValueError:
+            log.warning("room %s: stored state unreadable; not counted", room_id)
+            continue
+        if state.task_active and not state.approved:
+            open_tasks += 1
+        open_findings = [
+            {"label": f.label, "status": str(f.status), "author": f.author, "summary": f.summary}
+            for f in state.findings if f.is_open
+        ]
+        if open_findings:
+            findings.append({"room": room_id, "findings": open_findings})
+    escalations = [
+        {"id": row.id, "room": row.room_id, "created_at": _iso(row.created_at),
+         "reminded_at": _iso(row.reminded_at)}
+        for row in await storage.pending_escalations()
+    ]
+    arbitrations = [
+        {"id": row.id, "room": row.room_id, "trigger": row.trigger, "status": row.status,
+         "verdict": row.verdict, "source": row.source,
+         "time": _iso(row.finished_at or row.created_at)}
+        for row in await storage.recent_arbitrations(ARBITRATIONS)
+    ]
+    return {
+        "instances_alive": sum(1 for i in instances if i["alive"]),
+        "instances": instances,
+        "rooms": {"count": rooms, "open_task": open_tasks},
+        "open_findings": findings,
+        "pending_escalations": escalations,
+        "arbitrations": arbitrations,
+    }
+
+
+def as_json(status: dict[str, Any]) -> str:
+    return json.dumps(status, ensure_ascii=False, sort_keys=True)
+
+
+def as_text(status: dict[str, Any]) -> str:
+    lines = [f"instances alive: {status['instances_alive']} of {len(status['instances'])}"]
+    for i in status["instances"]:
+        state = "alive" if i["alive"] else "dead"
+        lines.append(f"  {i['id']}  {i['host']} pid {i['pid']}  {state}, "
+                     f"last seen {i['last_seen']}")
+    rooms = status["rooms"]
+    lines.append(f"rooms: {rooms['count']} ({rooms['open_task']} with an open task)")
+    count = sum(len(r["findings"]) for r in status["open_findings"])
+    lines.append(f"open findings: {count}")
+    for room in status["open_findings"]:
+        lines.append(f"  {room['room']}: {len(room['findings'])}")
+        for f in room["findings"]:
+            lines.append(f"    {f['label']} ({f['status']}) {f['summary']}")
+    lines.append(f"pending escalations: {len(status['pending_escalations'])}")
+    for e in status["pending_escalations"]:
+        lines.append(f"  #{e['id']}  {e['room']}  since {e['created_at']}")
+    lines.append(f"last arbitrations: {len(status['arbitrations'])}")
+    for a in status["arbitrations"]:
+        lines.append(f"  #{a['id']}  {a['room']}  {a['trigger']}  {a['verdict'] or a['status']}"
+                     f"  {a['source'] or '-'}  {a['time']}")
+    return "\n".join(lines)

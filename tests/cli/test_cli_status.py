@@ -1,0 +1,114 @@
+"""`tribunal status [--json]` reads the database, on both backends (a subprocess)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.clock import SystemClock
+from bot.ledger import Finding, FindingStatus
+from bot.state import RoomState
+from storage.backends import storage_for
+from storage.base import EscalationRow, InstanceRow, Storage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "status.db")
+    else:
+        yield request.getfixturevalue("postgres_database")
+
+
+async def status(database: str, *args: str, via_env: bool = False) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_", "OPENAI_", "ANTHROPIC_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    env["TRIBUNAL_LEASE_SECONDS"] = "30"
+    extra = list(args)
+    if via_env:
+        env["TRIBUNAL_DATABASE"] = database
+    else:
+        extra += ["--database", database]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "status", *extra, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def fill(store: Storage) -> None:
+    now = SystemClock().now()
+    findings = [
+        Finding(label="F1", author="rev", summary="null session in login()"),
+        Finding(label="F2", author="rev", summary="fixed one", status=FindingStatus.FIXED),
+        Finding(label="F3", author="rev2", summary="reopened", status=FindingStatus.CONTESTED),
+    ]
+    open_task = RoomState(task_active=True, findings=findings)
+    async with store.transaction() as tx:
+        await tx.save_instance(InstanceRow(id="live", host="h1", pid=10, started_at=now,
+                                           last_seen=now))
+        await tx.save_instance(InstanceRow(id="dead", host="h2", pid=11,
+                                           started_at=now - timedelta(hours=1),
+                                           last_seen=now - timedelta(minutes=5)))
+        await tx.save_room_state("slack:C1:1", "slack", "C1", "1",
+                                 open_task.model_dump_json(), now)
+        await tx.save_room_state("slack:C1:2", "slack", "C1", "2",
+                                 RoomState(task_active=True, approved=True).model_dump_json(), now)
+        for n in range(12):
+            arbitration = await tx.create_arbitration("slack:C1:1", n, "no_progress", {}, now)
+            await tx.update_arbitration(arbitration, status="done", verdict="ESCALATE",
+                                        source="llm", finished_at=now)
+        await tx.create_escalation(EscalationRow(
+            id=arbitration, room_id="slack:C1:1", options=[{"n": 1, "label": "a"}],
+            allowed=["u"], status="pending", created_at=now))
+
+
+async def test_status_reports_instances_rooms_findings_escalations_arbitrations(
+    database: str,
+) -> None:
+    store = storage_for(database)
+    await store.open()
+    try:
+        await fill(store)
+    finally:
+        await store.close()
+
+    code, out, err = await status(database, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["instances_alive"] == 1
+    assert {(i["id"], i["alive"]) for i in report["instances"]} == {("live", True),
+                                                                    ("dead", False)}
+    assert report["rooms"] == {"count": 2, "open_task": 1}
+    [room] = report["open_findings"]
+    assert room["room"] == "slack:C1:1"
+    assert [(f["label"], f["status"]) for f in room["findings"]] == [("F1", "open"),
+                                                                    ("F3", "contested")]
+    assert [(e["id"], e["room"]) for e in report["pending_escalations"]] == [(12, "slack:C1:1")]
+    arbitrations = report["arbitrations"]
+    assert [a["id"] for a in arbitrations] == list(range(12, 2, -1))  # the last 10, newest first
+    assert {(a["room"], a["trigger"], a["verdict"], a["source"]) for a in arbitrations} == {
+        ("slack:C1:1", "no_progress", "ESCALATE", "llm")}
+    assert all(a["time"] for a in arbitrations)
+
+    code, text, err = await status(database, via_env=True)
+    assert code == 0, err
+    assert "instances alive: 1 of 2" in text
+    assert "rooms: 2 (1 with an open task)" in text
+    assert "open findings: 2" in text and "F3 (contested) reopened" in text
+    assert "pending escalations: 1" in text and "last arbitrations: 10" in text
+
+
+async def test_status_of_an_unusable_database_says_why(tmp_path: Path) -> None:
+    code, _, err = await status(str(tmp_path / "missing" / "x.db"))
+    assert code == 2 and "does not exist" in err
