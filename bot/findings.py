@@ -346,10 +346,13 @@ class Topic:
 
     anchors: frozenset[str]  # path:, code:, num:, id:
     terms: frozenset[str]  # stems, Hangul bigrams and concepts
+    # Every anchor but line numbers; computed once (scoring reads it a lot).
+    strong: frozenset[str] = field(init=False, compare=False)
 
-    @property
-    def strong(self) -> frozenset[str]:
-        return frozenset(a for a in self.anchors if not a.startswith("line:"))
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "strong", frozenset(a for a in self.anchors if not a.startswith("line:"))
+        )
 
 
 @dataclass(slots=True)
@@ -539,6 +542,7 @@ _ANNOUNCE = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)  # a turn's clauses are read once per round, and again for contradictions
 def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     t = topic(text)
@@ -571,6 +575,7 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
+@lru_cache(maxsize=8192)
 def owner_clause(text: str, raw_turn: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     if _DECLINE.search(text):

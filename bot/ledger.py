@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from bot.findings import (
     Act,
@@ -75,19 +75,25 @@ class Finding(BaseModel):
     direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
     values: list[str] = Field(default_factory=list)  # values it asks for ("30s", "365")
     history: list[str] = Field(default_factory=list)
+    _topic: Topic | None = PrivateAttr(default=None)
 
     @property
     def is_open(self) -> bool:
         return self.status in (FindingStatus.OPEN, FindingStatus.CONTESTED)
 
     def topic(self) -> Topic:
-        return Topic(frozenset(self.anchors), frozenset(self.terms))
+        # Built once and kept until the finding absorbs a restatement: a round
+        # scores every clause against every finding of its author.
+        if self._topic is None:
+            self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
+        return self._topic
 
     def absorb(self, t: Topic) -> None:
         self.anchors = sorted(set(self.anchors) | t.anchors)
         merged = set(self.terms) | t.terms
         if len(merged) <= MAX_TERMS:
             self.terms = sorted(merged)
+        self._topic = None
 
 
 @dataclass(frozen=True, slots=True)
