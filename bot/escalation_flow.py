@@ -6,6 +6,7 @@ unit of work, so a digit and a click for the same room never interleave.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -14,6 +15,7 @@ from typing import Any
 from bot.channels import ChannelDirectory
 from bot.clock import Clock
 from bot.escalation import Rejection, confirmation_text, decided_note
+from bot.ledger import apply_ruling
 from bot.models import AnswerKind, MessageKind, Option, OutgoingMessage, RoomKey
 from bot.state import RoomState
 from prompts.strings import t
@@ -30,6 +32,7 @@ class Reply:
     text: str | None = None
     rejection: Rejection | None = None
     private_text: str | None = None
+    ruling: tuple[str, str] | None = None  # (upheld, retired) when the choice keeps one finding
 
     @property
     def starts_epoch(self) -> bool:
@@ -56,6 +59,11 @@ async def decide(
     if not won:
         return False
     await unit.cancel_other_escalations(room.id, keep=reply.escalation.id)
+    if reply.option is not None:
+        reply.ruling = chosen_ruling(state, reply.option)
+        if reply.ruling is not None:
+            # "Keep F1 (F3 no longer applies)": the human ruled as an arbiter would.
+            apply_ruling(state.findings, *reply.ruling, state.task_rounds)
     state.awaiting_escalation = None
     state.decided_turn_seq = state.turn_seq
     confirmation = OutgoingMessage(
@@ -86,16 +94,33 @@ async def enqueue_private(
     await unit.enqueue(room.id, "private", payload, now)
 
 
+_LABEL = re.compile(r"(?<![\w#])F\d{1,3}\b")
+
+
+def chosen_ruling(state: RoomState, option: Option) -> tuple[str, str] | None:
+    """The ruling an option of a contradiction's escalation stands for: its label
+    names the finding kept first and the one that no longer applies second
+    (`opt_keep` in the catalogs), both open or contested in the ledger."""
+    labels = list(dict.fromkeys(_LABEL.findall(option.label)))
+    if len(labels) != 2:
+        return None
+    live = {f.label for f in state.findings if f.is_open}
+    return (labels[0], labels[1]) if set(labels) <= live else None
+
+
 def announce(room: RoomKey, reply: Reply) -> dict[str, Any]:
     """The listeners' event for an answer, taken or refused."""
     if reply.kind is not None:
-        return {
+        event: dict[str, Any] = {
             "event": "escalation_answered",
             "room": room.label,
             "option": reply.option.n if reply.option else None,
             "by": reply.by,
             "kind": reply.kind.value,
         }
+        if reply.ruling is not None:
+            event["ruling"] = {"upheld": reply.ruling[0], "retired": reply.ruling[1]}
+        return event
     return {
         "event": "answer_rejected",
         "room": room.label,

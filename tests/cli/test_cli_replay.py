@@ -215,3 +215,19 @@ def test_replay_json_names_the_stuck_finding(tmp_path: Path) -> None:
     assert deadlock["after_message"] == "m7" and deadlock["trigger"] == "no_progress"
     assert deadlock["finding"] == "F2" and deadlock["finding_rounds"] == 2
     assert deadlock["stalled_rounds"] == 1
+
+
+def test_choosing_one_side_of_a_contradiction_is_a_ruling(tmp_path: Path) -> None:
+    # No model: the contradiction escalates with keep-F1 / keep-F3 / stop; the
+    # human's "1" upholds F1 and retires F3, as an arbiter's ruling would.
+    corpus = TRANSCRIPTS.parent / "detection" / "corpus"
+    transcript = (corpus / "multi_03.jsonl").read_text(encoding="utf-8")
+    answer = json.dumps({"type": "message", "id": "m99", "author": "minji", "text": "1"})
+    result = tribunal("replay", "-", "--json", db=tmp_path / "rule.db",
+                      stdin=transcript + answer + "\n")
+    assert result.returncode == 0, result.stderr
+    got = events(result.stdout)
+    verdict = next(e for e in got if e["event"] == "verdict")
+    assert [o["label"] for o in verdict["options"]][:2] == ["F1 유지 (F3 철회)", "F3 유지 (F1 철회)"]
+    answered = next(e for e in got if e["event"] == "escalation_answered")
+    assert answered["option"] == 1 and answered["ruling"] == {"upheld": "F1", "retired": "F3"}
