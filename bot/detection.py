@@ -128,11 +128,18 @@ def is_quiet(turn: OpenTurn, now: datetime, thresholds: Thresholds) -> bool:
     return quiet is not None and (now - turn.last_at).total_seconds() >= quiet
 
 
-def close_if_quiet(state: RoomState, now: datetime, thresholds: Thresholds) -> list[Event]:
+def close_if_quiet(
+    state: RoomState,
+    now: datetime,
+    thresholds: Thresholds,
+    *,
+    decisions: dict[str, str] | None = None,
+    judge: dict[str, Any] | None = None,
+) -> list[Event]:
     turn = state.open_turn
     if turn is None or not is_quiet(turn, now, thresholds):
         return []
-    return close_turn(state, thresholds)
+    return close_turn(state, thresholds, decisions=decisions, judge=judge)
 
 
 def _approves(turn: OpenTurn, findings: list[Finding]) -> bool:

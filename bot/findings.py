@@ -576,7 +576,7 @@ def reviewer_clause(text: str) -> Clause:
 
 
 @lru_cache(maxsize=8192)
-def owner_clause(text: str, raw_turn: str) -> Clause:
+def owner_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     if _DECLINE.search(text):
         act = Act.DECLINE

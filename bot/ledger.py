@@ -176,11 +176,10 @@ def read_owner(
     actions = {f.label: OwnerAction.UNTOUCHED for f in open_findings}
     if not open_findings:
         return actions
-    raw = "\n".join(messages)
     general: list[Clause] = []
     addressed: set[str] = set()
     for text in clauses(messages):
-        clause = owner_clause(text, raw)
+        clause = owner_clause(text)
         if clause.act is Act.FACT:
             named, _ = _targets(clause, open_findings)
             if named:
@@ -547,7 +546,7 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
             authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
             if len(authors) < 2:
                 continue
-            t = owner_clause(text, "").topic
+            t = owner_clause(text).topic
             named = [
                 max((f for f in live if f.author == a), key=lambda f: score(t, f.topic()))
                 for a in authors[:2]

@@ -177,12 +177,14 @@ class Transitions:
         if not force and await unit.unprocessed_messages():
             return None
         snapshot = state.model_dump_json() if at_eof else None
-        if force or detection.is_quiet(state.open_turn, self.clock.now(), ctx.thresholds):
+        if force:
             events = detection.close_turn(
                 state, ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
             )
         else:
-            events = []
+            events = detection.close_if_quiet(
+                state, self.clock.now(), ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
+            )
         if not events:
             return None
         if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):

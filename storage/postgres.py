@@ -39,10 +39,9 @@ from storage.base import (
     Transaction,
     claimable,
 )
-from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction
+from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction, load_row
 from storage.schema import latest_version, postgres_migrations
 
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
 # Key of the session-wide advisory lock taken around migrating ("tribunal" in
 # ASCII): every Tribunal on the same database agrees on it.
 MIGRATION_LOCK = 0x74726962756E616C
@@ -72,12 +71,7 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _row(record: asyncpg.Record) -> dict[str, Any]:
-    out = dict(record)
-    for key in _JSON_FIELDS & out.keys():
-        if out[key] is not None:
-            out[key] = json.loads(out[key])
-    return out
+_row = load_row  # JSON columns decoded (storage/postgres_writes.py)
 
 
 def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:

@@ -49,11 +49,11 @@ def test_reviewer_clause_kinds() -> None:
 
 
 def test_owner_clause_kinds() -> None:
-    assert owner_clause("Fixed in `a41c9e2`: the key now expires atomically.", "").act is Act.FIX
-    assert owner_clause("반영했습니다.", "").act is Act.FIX
-    assert owner_clause("현재 구조를 그대로 유지하겠습니다.", "").act is Act.DECLINE
-    assert owner_clause("I'd rather not change this.", "").act is Act.DECLINE
-    assert owner_clause("다음 PR에서 처리하겠습니다.", "").act is Act.PROMISE
+    assert owner_clause("Fixed in `a41c9e2`: the key now expires atomically.").act is Act.FIX
+    assert owner_clause("반영했습니다.").act is Act.FIX
+    assert owner_clause("현재 구조를 그대로 유지하겠습니다.").act is Act.DECLINE
+    assert owner_clause("I'd rather not change this.").act is Act.DECLINE
+    assert owner_clause("다음 PR에서 처리하겠습니다.").act is Act.PROMISE
 
 
 def test_english_and_korean_name_the_same_thing() -> None:
