@@ -346,13 +346,17 @@ class Topic:
 
     anchors: frozenset[str]  # path:, code:, num:, id:
     terms: frozenset[str]  # stems, Hangul bigrams and concepts
-    # Every anchor but line numbers; computed once (scoring reads it a lot).
+    # Every anchor but line numbers, and the kinds of those anchors but numbers
+    # (path, code, id); computed once (scoring reads them a lot).
     strong: frozenset[str] = field(init=False, compare=False)
+    kinds: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "strong", frozenset(a for a in self.anchors if not a.startswith("line:"))
-        )
+        strong = frozenset(a for a in self.anchors if not a.startswith("line:"))
+        object.__setattr__(self, "strong", strong)
+        object.__setattr__(self, "kinds", frozenset(
+            a.split(":", 1)[0] for a in strong if not a.startswith("num:")
+        ))
 
 
 @dataclass(slots=True)
@@ -366,6 +370,7 @@ class Clause:
     labels: tuple[str, ...] = field(default_factory=tuple)  # explicit F<n>
 
 
+@lru_cache(maxsize=65536)  # words repeat across clauses, turns and rooms
 def _stem(word: str) -> str:
     if "\uac00" <= word[0] <= "\ud7a3":
         for suffix in _KO_SUFFIXES:
@@ -446,13 +451,12 @@ def score(a: Topic, b: Topic) -> float:
         # anchor and little else.
         anchor = len(shared) / min(len(sa), len(sb))
         return min(1.0, 0.12 + 0.15 * anchor + 0.8 * terms)
-    kinds_a = {x.split(":", 1)[0] for x in sa if not x.startswith("num:")}
-    kinds_b = {x.split(":", 1)[0] for x in sb if not x.startswith("num:")}
-    if "path" in kinds_a & kinds_b:
+    kinds = a.kinds & b.kinds
+    if "path" in kinds:
         # Another file: the same complaint about another place is another point.
         # Never a sure match; at most an uncertain one.
         return min(0.35, 0.7 * terms)
-    if kinds_a & kinds_b:
+    if kinds:
         return 0.7 * terms  # another function: likely another point, terms decide
     return terms
 
@@ -487,6 +491,11 @@ def clauses(messages: list[str]) -> list[str]:
 
 def items(messages: list[str]) -> list[tuple[int, str]]:
     """Clauses with the index of the point (bullet, or line of prose) they belong to."""
+    return list(_items(tuple(messages)))
+
+
+@lru_cache(maxsize=2048)  # one turn is read for its status, its findings, its fixes...
+def _items(messages: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     points: list[str] = []
     for line in turn_lines(messages):
         if line.quoted:
@@ -507,7 +516,7 @@ def items(messages: list[str]) -> list[tuple[int, str]]:
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
                     out.append((n, clause))
-    return out
+    return tuple(out)
 
 
 def _content(text: str) -> Topic:
@@ -637,6 +646,7 @@ _VALUE = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)  # values() and direction() of every point ask for it
 def requests(text: str) -> str:
     """The sentences of a point that ask for something (where its direction and values are)."""
     asked = [c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c)]

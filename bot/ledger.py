@@ -83,10 +83,14 @@ class Finding(BaseModel):
 
     def topic(self) -> Topic:
         # Built once and kept until the finding absorbs a restatement: a round
-        # scores every clause against every finding of its author.
-        if self._topic is None:
-            self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
-        return self._topic
+        # scores every clause against every finding of its author. Read from
+        # the private store itself: pydantic's attribute fallback costs more
+        # than the scoring on this path.
+        private = self.__pydantic_private__
+        cached = private.get("_topic") if private is not None else None
+        if cached is None:
+            cached = self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
+        return cached
 
     def absorb(self, t: Topic) -> None:
         self.anchors = sorted(set(self.anchors) | t.anchors)
