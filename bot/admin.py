@@ -17,7 +17,7 @@ from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
 from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
-from bot.i18n import resolve
+from bot.i18n import history_text, resolve
 from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
@@ -343,5 +343,6 @@ def findings_lines(findings: list[Finding], lang: str = "ko") -> list[str]:
               summary=f.summary)
         )
         if f.history:
-            lines.append(t("finding_history", lang, history="; ".join(f.history[-6:])))
+            shown = "; ".join(history_text(h, lang) for h in f.history[-6:])
+            lines.append(t("finding_history", lang, history=shown))
     return lines
