@@ -652,7 +652,7 @@ _VALUE = re.compile(
 def requests(text: str) -> str:
     """The sentences of a point that ask for something (where its direction and values are)."""
     asked = [c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c)]
-    return " ".join(asked) or text
+    return "; ".join(asked) or text
 
 
 def values(text: str) -> frozenset[str]:

@@ -33,6 +33,7 @@ from bot.findings import (
     direction,
     items,
     owner_clause,
+    requests,
     restates,
     reviewer_clause,
     score,
@@ -429,7 +430,10 @@ def _judge_author(
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
             author=author,
-            summary=summary(text),
+            # What it asks for, where the point says so ("Set X to the list"),
+            # rather than its first sentence (often the problem it found): the
+            # summary names the demand in rulings, options and `/arbiter status`.
+            summary=summary(requests(point_text[point].strip())),
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
