@@ -68,7 +68,7 @@ class AdminCommands:
             return CommandReply(text=self._t("cmd_thread_elsewhere"), ok=False)
         parsed = parse_command(request.text, request.platform)
         if isinstance(parsed, CommandError):
-            return CommandReply(text=parsed.text(lang), ok=False)
+            return CommandReply(text=parsed.text(lang, request.platform), ok=False)
         is_admin = request.is_platform_admin or request.user_id in self.admin_ids
         if parsed.changes_state and not is_admin:
             return CommandReply(text=self._t("cmd_not_admin"), ok=False)

@@ -49,16 +49,19 @@ class CommandError:
     key: str | None = None
     fields: dict[str, object] = field(default_factory=dict)
 
-    def text(self, lang: str) -> str:
-        use = usage(lang)
+    def text(self, lang: str, platform: str = "") -> str:
+        use = usage(lang, platform)
         if self.key is None:
             return use
         return t("cmd_error", lang, detail=t(self.key, lang, **self.fields), usage=use)
 
 
-def usage(lang: str) -> str:
+def usage(lang: str, platform: str = "") -> str:
+    """The subcommands as they are typed on `platform` (Slack: a thread link or a
+    mention; Discord: named options, inside the thread); elsewhere the plain list."""
     (t_low, t_high), (m_low, m_high) = STALL_THRESHOLD_RANGE, MAX_ROUNDS_RANGE
-    return t("usage", lang, t_low=t_low, t_high=t_high, m_low=m_low, m_high=m_high)
+    key = f"usage_{platform}" if platform in ("slack", "discord") else "usage"
+    return t(key, lang, t_low=t_low, t_high=t_high, m_low=m_low, m_high=m_high)
 
 
 def normalize_user(token: str) -> str | None:

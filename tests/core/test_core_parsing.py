@@ -126,3 +126,15 @@ def test_roles_on_a_platform_take_users_not_names(platform: str, good: str, bad:
     assert ("Slack" if platform == "slack" else "option") in english
     # Without a platform (replays) a plain name stays an id, as before.
     assert isinstance(parse_command(bad.replace("<#C0CHAN>", "C0CHAN")), Command)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_usage_is_written_in_each_platforms_own_syntax(lang: str) -> None:
+    from bot.commands import usage
+
+    slack, discord, plain = usage(lang, "slack"), usage(lang, "discord"), usage(lang)
+    assert "@tribunal status" in slack and "Arbitrate this thread" in slack
+    assert "n:<n>" not in slack and "reviewer2" not in slack
+    assert "/arbiter threshold n:<n>" in discord and "reviewer2:@" in discord
+    assert "@tribunal" not in discord
+    assert "@tribunal" not in plain and "n:<n>" not in plain
