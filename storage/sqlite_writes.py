@@ -45,8 +45,7 @@ class SqliteTransaction(Transaction):
         self.db = db
 
     async def _one(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
-        async with self.db.execute(sql, params) as cursor:
-            row = await cursor.fetchone()
+        row = next(iter(await self.db.execute_fetchall(sql, params)), None)
         return None if row is None else load_row(row)
 
     async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
@@ -292,9 +291,8 @@ class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
         self.state = state
 
     async def unprocessed_messages(self) -> list[MessageRow]:
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
             (self.room_id,),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [MessageRow.model_validate(load_row(r)) for r in rows]
