@@ -155,7 +155,10 @@ class Transitions:
             if reply.kind is None:
                 await enqueue_private(unit, room, reply.by, reply.private_text or "",
                                       self.clock.now())
-            elif not await decide(unit, room, state, reply, self.clock.now()):
+            elif await decide(unit, room, state, reply, self.clock.now()):
+                if reply.ends_task:
+                    _end_task(state)
+            else:
                 await self._lost(unit, room, reply)
             self._answered(room, reply, effects)
         await self._record_detection(unit, room, state, events, effects)
@@ -299,6 +302,8 @@ class Transitions:
         if reply.kind is not None:
             if await decide(unit, room, state, reply, self.clock.now()):
                 _answer_starts_epoch(state)
+                if reply.ends_task:
+                    _end_task(state)
                 await save(unit, room, state, self.clock.now(), effects)
             else:
                 reply.kind = None
@@ -366,6 +371,17 @@ def _answer_starts_epoch(state: RoomState) -> None:
     state.arbitrations_since_human = 0
     state.proceed_triggers = []
     detection.start_epoch(state)
+
+
+def _end_task(state: RoomState) -> None:
+    """The human chose to stop the task: it ends as an approval ends it
+    (`bot.detection.close_turn`: no task open, counters restarted; the next
+    human message starts a new task, `_human_spoke`), and its ledger is
+    dropped now (`detection.start_task`) rather than at that message, so
+    nothing of the stopped task is shown or ruled on meanwhile. The caller
+    has already started the answer's epoch."""
+    state.task_active = False
+    detection.start_task(state)
 
 
 def _human_spoke(state: RoomState, author: str, ts: datetime) -> None:
