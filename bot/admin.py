@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
-from bot import telemetry
+from bot import rulings, telemetry
 from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
 from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
@@ -24,7 +24,7 @@ from bot.models import CommandReply, CommandRequest, RoomKey
 from bot.state import RoomState
 from bot.transitions import Effects, Transitions
 from prompts.strings import keys, t
-from storage.base import Storage, Transaction
+from storage.base import ArbitrationRow, Storage, Transaction
 
 log = logging.getLogger(__name__)
 
@@ -295,7 +295,36 @@ class AdminCommands:
                 f"#{row.id} {moment(row.created_at)} {row.verdict}"
                 f" [{row.trigger}, {row.source}] {strip(first)}"
             )
+            lines.extend(f"    {line}" for line in await self._history_details(row))
         return CommandReply(text="\n".join(lines))
+
+    async def _history_details(self, row: ArbitrationRow) -> list[str]:
+        """Under a verdict: its ruling on findings, and the human's answer (and
+        the ruling that answer made) when it escalated."""
+        out = []
+        if row.ruling:
+            applied = row.ruling.get("applied", True)
+            key = "ruling_sentence" if applied else "history_ruling_unapplied"
+            out.append(rulings.sentence(row.ruling, self.lang, key))
+        if row.verdict != "ESCALATE":
+            return out
+        answer = await self.storage.get_escalation(row.id)
+        if answer is None or answer.status == "cancelled":
+            return out
+        if answer.status != "answered" or answer.answered_at is None:
+            out.append(self._t("history_waiting"))
+            return out
+        by, at = mention(answer.answered_by or "?"), moment(answer.answered_at)
+        if answer.answer_option is not None:
+            out.append(self._t("history_answer", by=by, at=at, n=answer.answer_option,
+                               label=answer.answer_label or ""))
+        else:
+            text = " ".join((answer.answer_text or "").split())
+            out.append(self._t("history_answer_text", by=by, at=at,
+                               text=text if len(text) <= 120 else text[:119] + "…"))
+        if answer.answer_ruling:
+            out.append(rulings.sentence(answer.answer_ruling, self.lang, "history_user_ruling"))
+        return out
 
     async def configure_channel(
         self,

@@ -45,7 +45,7 @@ from bot.models import (
 from bot.outbox import Outbox
 from bot.ports import EventListener, Transport
 from bot.state import RoomState
-from bot.transitions import Effects, RoomContext, Transitions
+from bot.transitions import Effects, RoomContext, Transitions, turn_thresholds
 from prompts.strings import t
 from storage.base import ActionRow, Storage
 
@@ -87,9 +87,10 @@ class Engine:
             transitions=self.transitions, run_effects=self._run_spawned,
             room_language=self.room_language,
         )
-        # Rooms with an open turn -> its last message (None: not known yet), so
-        # `tick()` opens a unit only for turns that may have gone quiet.
-        self.open_turns: dict[str, datetime | None] = {}
+        # Rooms with an open turn -> its last message and whether it waits for
+        # other reviewers (None: not known yet), so `tick()` opens a unit only
+        # for turns that may have gone quiet.
+        self.open_turns: dict[str, tuple[datetime, bool] | None] = {}
         self.catching_up: set[str] = set()
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
@@ -221,7 +222,7 @@ class Engine:
             rows = await self.storage.unprocessed_messages(room.id)
             if not rows or (
                 Role(rows[0].role) is Role.REVIEWER
-                and not detection.is_quiet(turn, rows[0].ts, ctx.thresholds)
+                and not detection.is_quiet(turn, rows[0].ts, turn_thresholds(state, ctx))
             ):
                 return ctx  # the reviewer turn goes on: nothing closes
         copy = state.model_copy(deep=True)
@@ -257,6 +258,7 @@ class Engine:
             channel, thresholds, values,
             configured_language=await self.channels.configured_language(room),
             default_language=self.settings.language,
+            reviewer_wait_seconds=self.settings.reviewer_wait_seconds if self.quiet_close else None,
         )
 
     async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
@@ -292,7 +294,7 @@ class Engine:
         """What a committed transition asked for: reports, arbitrations, posts."""
         if effects.saved:
             if effects.open_turn_at is not None:
-                self.open_turns[room.id] = effects.open_turn_at
+                self.open_turns[room.id] = (effects.open_turn_at, effects.open_turn_waits)
             else:
                 self.open_turns.pop(room.id, None)
         effects.run_reports(self.emit)
@@ -430,9 +432,14 @@ class Engine:
         for room_id in list(rooms if rooms is not None else self.open_turns):
             room = RoomKey.parse(room_id)
             ctx = await self.context(room)
-            last_at = self.open_turns.get(room_id)
-            if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
-                if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
+            known = self.open_turns.get(room_id)
+            quiet = ctx.thresholds.turn_quiet_seconds
+            if not force and known is not None and quiet is not None:
+                last_at, waits = known
+                if waits and ctx.reviewer_wait_seconds is not None:
+                    # Several reviewers: the turn waits for the others (§3).
+                    quiet = max(quiet, ctx.reviewer_wait_seconds)
+                if (self.clock.now() - last_at).total_seconds() < quiet:
                     continue  # not quiet yet: next tick
             if ctx.channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged

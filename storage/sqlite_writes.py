@@ -20,7 +20,9 @@ from storage.base import (
 )
 
 _ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+_JSON_FIELDS = {
+    "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
+}
 
 
 def load_row(row: aiosqlite.Row) -> dict[str, Any]:
@@ -159,12 +161,13 @@ class SqliteTransaction(Transaction):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
         cursor = await self.db.execute(
             "UPDATE escalations SET status = 'answered', answer_option = ?, answer_label = ?,"
-            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?"
-            " WHERE id = ? AND status = 'pending'",
-            (option, label, text, kind, by, at.isoformat(), escalation_id),
+            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?,"
+            " answer_ruling = ? WHERE id = ? AND status = 'pending'",
+            (option, label, text, kind, by, at.isoformat(), dump(ruling), escalation_id),
         )
         return cursor.rowcount == 1
 
