@@ -17,7 +17,7 @@ from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
 from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
-from bot.i18n import history_text, resolve
+from bot.i18n import history_text, resolve, trigger_name
 from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
@@ -293,10 +293,16 @@ class AdminCommands:
             # Room and model text: markers stripped, the time marked by the core.
             lines.append(
                 f"#{row.id} {moment(row.created_at)} {row.verdict}"
-                f" [{row.trigger}, {row.source}] {strip(first)}"
+                f" [{trigger_name(row.trigger, self.lang)}, {self._source(row.source)}]"
+                f" {strip(first)}"
             )
             lines.extend(f"    {line}" for line in await self._history_details(row))
         return CommandReply(text="\n".join(lines))
+
+    def _source(self, source: str | None) -> str:
+        """Where a verdict came from, in words (an unknown code, as stored)."""
+        key = f"source_{source}"
+        return self._t(key) if source and key in keys() else (source or "-")
 
     async def _history_details(self, row: ArbitrationRow) -> list[str]:
         """Under a verdict: its ruling on findings, and the human's answer (and
