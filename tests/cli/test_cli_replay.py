@@ -228,7 +228,7 @@ def test_choosing_one_side_of_a_contradiction_is_a_ruling(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     got = events(result.stdout)
     verdict = next(e for e in got if e["event"] == "verdict")
-    assert [o["label"] for o in verdict["options"]][:2] == ["F1 유지 (F3 철회)", "F3 유지 (F1 철회)"]
+    assert [o["label"] for o in verdict["options"]][:2] == ["F1 유지 (F3: 더 이상 적용되지 않음)", "F3 유지 (F1: 더 이상 적용되지 않음)"]
     answered = next(e for e in got if e["event"] == "escalation_answered")
     assert answered["option"] == 1 and answered["ruling"] == {"upheld": "F1", "retired": "F3"}
 

@@ -178,7 +178,7 @@ async def test_without_a_model_a_click_rules_between_the_two(
         await bot.fake.dispatch("INTERACTION_CREATE", P.button_click(verdict, ids[0]))
         confirmation = await until(lambda: next(
             (m for m in bot.posts() if m["content"].startswith("✅")), None))
-        assert confirmation["content"] == "✅ 사용자 결정: 1. F1 유지 (F3 철회)"
+        assert confirmation["content"] == "✅ 사용자 결정: 1. F1 유지 (F3: 더 이상 적용되지 않음)"
         await bot.engine.drain()
         room = RoomKey("discord", P.CHANNEL, P.THREAD)
         state = await bot.engine.load_state(room)

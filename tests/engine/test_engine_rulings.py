@@ -90,7 +90,7 @@ async def test_a_human_choosing_a_side_is_stored_and_shown_in_history(ko_world: 
 
     text = plain((await world.engine.on_command(history(world))).text)
     assert "ESCALATE" in text and "상충하는 요구" in text and "contradiction" not in text
-    assert "✅ @minji님이" in text and "2. F3 유지 (F1 철회)" in text  # who, when, what
+    assert "✅ @minji님이" in text and "2. F3 유지 (F1: 더 이상 적용되지 않음)" in text  # who, when, what
     assert "⚖️ 사용자 판정: F3 요구(@perf-bot: " in text
     assert "F1 요구(@sec-bot: `PERMISSION_CACHE_TTL`이 5분이면" in text
     assert "더 이상 적용되지 않습니다" in text

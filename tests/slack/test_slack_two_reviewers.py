@@ -174,7 +174,7 @@ async def test_without_a_model_the_human_rules_between_the_two(
         if answer == "button":
             await w.click(values[1], user=HUMAN, thread=thread, message_ts=verdict_ts)
             confirmation = w.thread_posts(thread)[-1].args["text"]
-            assert confirmation == "✅ 사용자 결정: 2. F3 유지 (F1 철회)"
+            assert confirmation == "✅ 사용자 결정: 2. F3 유지 (F1: 더 이상 적용되지 않음)"
             state = await w.engine.load_state(room)
             assert {f.label: f.status.value for f in state.findings}["F1"] == "retired"
             history = await w.command("history", user="UADMIN")
