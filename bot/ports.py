@@ -71,6 +71,26 @@ class FindsPosts(Protocol):
         ...
 
 
+class Pacing(Protocol):
+    """Pacing shared by every instance on the database (`bot.pacing`)."""
+
+    async def reserve(self, key: str, spacing: float) -> float:
+        """Take the next moment for a call of `key`; the seconds to wait for it."""
+        ...
+
+    async def done(self, key: str, spacing: float) -> None:
+        """The call ended: the next of `key` may start `spacing` seconds from now."""
+        ...
+
+
+@runtime_checkable
+class SharesPacing(Protocol):
+    """A core whose platform calls are paced together with every other instance
+    on its database (the engine); an adapter given one paces through it."""
+
+    pacing: Pacing
+
+
 EventListener = Callable[[dict[str, Any]], None]
 
 
