@@ -19,6 +19,7 @@ from bot.clock import ManualClock
 from bot.config import Settings
 from bot.engine import Engine
 from bot.models import IncomingMessage, MessageKind, OutgoingMessage, RoomKey
+from bot.pacing import SharedPacing
 from prompts.strings import t
 from storage.sqlite import SqliteStorage
 from tests.fakes.slack_api import BOT_TOKEN, SLACK_LIMITS, FakeSlackAPI, VirtualTime
@@ -136,3 +137,37 @@ async def test_a_burst_of_deadlocks_through_the_engine_draws_no_429(
         assert len(limited.calls_to("chat.update")) == len(targets)
     finally:
         await storage.close()
+
+
+@pytest.mark.parametrize("shared", [True, False])
+async def test_two_instances_posting_into_one_channel_share_its_pace(
+    limited: FakeSlackAPI, tmp_path: Path, shared: bool
+) -> None:
+    """Two processes' transports (each with its own pacer) on one database:
+    their posts into one channel are spaced as one app's; without the shared
+    pacing the same posts draw 429s (the control)."""
+    assert limited.time is not None
+    clock = limited.time
+
+    def wall() -> datetime:
+        return datetime.fromtimestamp(clock.now(), UTC)
+
+    stores = [SqliteStorage(str(tmp_path / "pace.db")) for _ in range(2)]
+    for store in stores:
+        await store.open()
+    try:
+        instances = [paced(limited) for _ in stores]
+        if shared:
+            for transport, store in zip(instances, stores, strict=True):
+                transport.pacer.share(SharedPacing(store, now=wall))
+        room = RoomKey("slack", "C0SHARED", "1764410400.000001")
+        notice = OutgoingMessage(kind=MessageKind.NOTICE, text="알림")
+        await asyncio.gather(*(t.post(room, notice) for t in instances for _ in range(4)))
+        assert len([m for (c, _), m in limited.messages.items() if c == "C0SHARED"]) == 8
+        if shared:
+            assert dict(limited.rate_limited_by) == {}
+        else:
+            assert limited.rate_limited_by["chat.postMessage"] > 0
+    finally:
+        for store in stores:
+            await store.close()
