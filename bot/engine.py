@@ -107,6 +107,7 @@ class Engine:
         # heartbeat (`tick`), so a dead instance's arbitration is taken over
         # within its lease and a beat.
         self.recovery_every = min(RECOVERY_EVERY, timedelta(seconds=settings.lease_seconds))
+        self._turns_read = False
         self._closing = False
 
     # -- wiring -----------------------------------------------------------
@@ -152,8 +153,15 @@ class Engine:
             self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
         for action in await self.storage.unprocessed_actions():
             self.spawn(self.apply_click(action.id))  # applied once: a compare-and-set
-        for room_id in await self.storage.rooms_with_open_turns():
-            self.open_turns.setdefault(room_id, None)  # `close_turns` reads its state
+        if not self._turns_read or await self._others_registered():
+            # At start; then only while other instances share the database
+            # (alone, this process knows every open turn it made).
+            for room_id in await self.storage.rooms_with_open_turns():
+                self.open_turns.setdefault(room_id, None)  # `close_turns` reads its state
+            self._turns_read = True
+
+    async def _others_registered(self) -> bool:
+        return any(row.id != self.instance.id for row in await self.storage.instances())
 
     async def take_over_arbitrations(self) -> None:
         """Run the arbitrations no live lease holds (their instance died or

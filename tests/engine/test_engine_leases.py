@@ -59,23 +59,26 @@ async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
 
 
 class Instance:
-    def __init__(self, store: Storage, clock: ManualClock, arbitrator: Arbitrator) -> None:
+    def __init__(self, store: Storage, clock: ManualClock, arbitrator: Arbitrator,
+                 *, quiet_close: bool = False) -> None:
         self.settings = Settings(_env_file=None, admin_ids=["boss"],  # type: ignore[call-arg]
                                  lease_seconds=LEASE)
         self.engine = Engine(self.settings, store, clock, arbitrator=arbitrator,
-                             quiet_close=False)
+                             quiet_close=quiet_close)
         self.transport = ConsoleTransport()
         self.engine.register_transport(self.transport)
         self.events: list[dict[str, object]] = []
         self.engine.add_listener(self.events.append)
 
 
-async def two_instances(stores: list[Storage]) -> tuple[ManualClock, Instance, Instance, Gated]:
+async def two_instances(
+    stores: list[Storage], *, quiet_close: bool = False
+) -> tuple[ManualClock, Instance, Instance, Gated]:
     clock = ManualClock(T0)
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     gated = Gated(settings)
-    a = Instance(stores[0], clock, gated)
-    b = Instance(stores[1], clock, Arbitrator(settings))
+    a = Instance(stores[0], clock, gated, quiet_close=quiet_close)
+    b = Instance(stores[1], clock, Arbitrator(settings), quiet_close=quiet_close)
     for side in (a, b):
         await side.engine.instance.register()
         await side.engine.start()
@@ -181,6 +184,29 @@ async def test_the_lease_is_renewed_while_the_model_thinks_and_a_takeover_cancel
     assert row is not None and (row.status, row.fence) == ("running", 2)
     for side in (a, b):
         await side.engine.instance.remove()
+
+
+async def test_a_turn_left_open_by_a_dead_instance_is_closed_by_another(
+    stores: list[Storage],
+) -> None:
+    clock, a, b, _ = await two_instances(stores, quiet_close=True)
+    for n, (author, text, bot) in enumerate([
+        ("alice", "로그인 버그 고쳐줘", False),
+        ("owner-bot", "BLOCKED: 스테이징 접속 권한이 없습니다.", True),
+    ]):
+        clock.advance(1)
+        await a.engine.on_message(IncomingMessage(
+            platform="console", channel="C1", thread="T1", message_id=f"m{n}",
+            author_id=author, text=text, ts=clock.now(), is_bot=bot))
+    # "a" dies with the owner's turn open; only it knew of that turn.
+    assert "console:C1:T1" in a.engine.open_turns and b.engine.open_turns == {}
+    clock.advance(60)
+    await b.engine.tick()  # its periodic recovery reads the open turns from storage
+    await b.engine.tick()
+    await b.engine.drain()
+    assert [e["event"] for e in b.events] == ["deadlock", "verdict"]
+    assert posted(b) == [MessageKind.PROGRESS, MessageKind.VERDICT]
+    assert b.engine.open_turns == {}
 
 
 class Slow:
