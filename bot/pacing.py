@@ -34,15 +34,19 @@ class SharedPacing:
         self.storage = storage
         self.now = now
 
-    async def reserve(self, key: str, spacing: float) -> float:
-        """Take the next moment of `key`; the seconds to wait for it (0: now)."""
-        now = self.now()
+    async def reserve(self, key: str, spacing: float) -> datetime | None:
+        """Take the next moment of `key` for one call (None: no shared moment
+        could be had; the caller paces alone)."""
         try:
-            at = await self.storage.reserve_slot(key, now, timedelta(seconds=spacing))
+            return await self.storage.reserve_slot(key, self.now(), timedelta(seconds=spacing))
         except Exception as exc:
             log.warning("shared pacing of %s unavailable (%s); pacing locally", key, exc)
-            return 0.0
-        return max(0.0, (at - now).total_seconds())
+            return None
+
+    def until(self, moment: datetime) -> float:
+        """Seconds from now to `moment` (0 when it has passed). Asked just
+        before waiting: the reservation itself takes time."""
+        return max(0.0, (moment - self.now()).total_seconds())
 
     async def done(self, key: str, spacing: float) -> None:
         """A call of `key` ended now: the next may start `spacing` seconds later."""

@@ -74,8 +74,12 @@ class FindsPosts(Protocol):
 class Pacing(Protocol):
     """Pacing shared by every instance on the database (`bot.pacing`)."""
 
-    async def reserve(self, key: str, spacing: float) -> float:
-        """Take the next moment for a call of `key`; the seconds to wait for it."""
+    async def reserve(self, key: str, spacing: float) -> datetime | None:
+        """Take the next moment for a call of `key` (None: pace alone this time)."""
+        ...
+
+    def until(self, moment: datetime) -> float:
+        """Seconds from now to `moment` (0 when it has passed)."""
         ...
 
     async def done(self, key: str, spacing: float) -> None:

@@ -135,9 +135,13 @@ class ChannelPacer:
         lock = self._locks.setdefault(channel, asyncio.Lock())
         shared, key = self.shared, f"{self.key}:{channel}"
         async with lock:
-            wait = self._next.get(channel, 0.0) - self._clock()
+            moment = None
             if shared is not None:
-                wait = max(wait, await shared.reserve(key, self.interval + self.allowance))
+                moment = await shared.reserve(key, self.interval + self.allowance)
+            # Both waits are computed against the clocks just before sleeping.
+            wait = self._next.get(channel, 0.0) - self._clock()
+            if shared is not None and moment is not None:
+                wait = max(wait, shared.until(moment))
             if wait > 0:
                 await self._sleep(wait)
             try:
