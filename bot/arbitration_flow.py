@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from bot import telemetry
+from bot import rulings, telemetry
 from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
@@ -35,13 +35,11 @@ from bot.config import Settings
 from bot.context_loader import load_context
 from bot.detection import Deadlock
 from bot.instances import MAX_BEAT_SECONDS
-from bot.ledger import Finding
 from bot.models import (
     EscalationStatus,
     MessageKind,
     OutgoingMessage,
     RoomKey,
-    Ruling,
     Trigger,
     VerdictKind,
     VerdictSource,
@@ -278,9 +276,15 @@ class ArbitrationFlow:
         channel = await self.channels.get(room.platform, room.channel)
         async with self.storage.room(room.id) as unit:
             state = load(unit)
-            if verdict.ruling is not None:
+            # The model's valid ruling is stored even when a guardrail overrode
+            # the verdict (then `verdict.ruling` is None: recorded, not applied).
+            ruled = verdict.ruling or outcome.ruling
+            stored_ruling = None if ruled is None else rulings.record(
+                state.findings, ruled.upheld, ruled.retired, applied=verdict.ruling is not None
+            )
+            if verdict.ruling is not None and stored_ruling is not None:
                 # People read which demand stands, not the two raw lines.
-                sentence = ruling_sentence(state.findings, verdict.ruling, language)
+                sentence = rulings.sentence(stored_ruling, language)
                 verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
             message = OutgoingMessage(
                 kind=MessageKind.VERDICT,
@@ -306,6 +310,7 @@ class ArbitrationFlow:
                 overrides=outcome.overrides,
                 latency_ms=latency,
                 finished_at=now,
+                ruling=stored_ruling,
             )
             if not recorded:
                 raise LeaseLost(arbitration_id)  # rolls the unit back: it wrote nothing
@@ -342,14 +347,3 @@ class ArbitrationFlow:
             event["ruling"] = {"upheld": verdict.ruling.upheld, "retired": verdict.ruling.retired}
         self.emit(event)
 
-
-def ruling_sentence(findings: list[Finding], ruling: Ruling, language: str) -> str:
-    """The plain sentence that replaces `UPHELD:` / `RETIRED:` in the posted verdict."""
-    by_label = {f.label: f for f in findings}
-
-    def summary(label: str) -> str:
-        finding = by_label.get(label)
-        return f"{finding.author}: {finding.summary[:80]}" if finding else label
-
-    return t("ruling_sentence", language, upheld=ruling.upheld, retired=ruling.retired,
-             upheld_summary=summary(ruling.upheld), retired_summary=summary(ruling.retired))

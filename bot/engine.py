@@ -46,7 +46,15 @@ from bot.outbox import Outbox
 from bot.pacing import SharedPacing
 from bot.ports import EventListener, Transport
 from bot.state import RoomState
-from bot.transitions import AlreadyApplied, Effects, RoomContext, Transitions, load
+from bot.transitions import (
+    AlreadyApplied,
+    Effects,
+    RoomContext,
+    Transitions,
+    load,
+    turn_thresholds,
+    waits_for_reviewers,
+)
 from prompts.strings import t
 from storage.base import ActionRow, ArbitrationRow, Storage, held_by_another
 
@@ -91,9 +99,10 @@ class Engine:
             transitions=self.transitions, run_effects=self._run_spawned,
             room_language=self.room_language,
         )
-        # Rooms with an open turn -> its last message (None: not known yet), so
-        # `tick()` opens a unit only for turns that may have gone quiet.
-        self.open_turns: dict[str, datetime | None] = {}
+        # Rooms with an open turn -> its last message and whether it waits for
+        # other reviewers (None: not known yet), so `tick()` opens a unit only
+        # for turns that may have gone quiet.
+        self.open_turns: dict[str, tuple[datetime, bool] | None] = {}
         self.catching_up: set[str] = set()
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
@@ -260,7 +269,7 @@ class Engine:
             rows = await self.storage.unprocessed_messages(room.id)
             if not rows or (
                 Role(rows[0].role) is Role.REVIEWER
-                and not detection.is_quiet(turn, rows[0].ts, ctx.thresholds)
+                and not detection.is_quiet(turn, rows[0].ts, turn_thresholds(state, ctx))
             ):
                 return ctx  # the reviewer turn goes on: nothing closes
         copy = state.model_copy(deep=True)
@@ -292,7 +301,12 @@ class Engine:
             turn_quiet_seconds=quiet,
         )
         channel = await self.channels.get(room.platform, room.channel)
-        return RoomContext(channel, thresholds, values, await self.room_language(room))
+        return RoomContext(
+            channel, thresholds, values,
+            configured_language=await self.channels.configured_language(room),
+            default_language=self.settings.language,
+            reviewer_wait_seconds=self.settings.reviewer_wait_seconds if self.quiet_close else None,
+        )
 
     async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
         """Apply the room's stored messages oldest first, one unit each.
@@ -323,12 +337,18 @@ class Engine:
             if effects is None:
                 return  # held by an arbitration: its task goes on after the verdict
             await self._run(room, effects, inline=True)
+            if len(rows) == 1 and effects.consumed and not effects.arbitrations:
+                # That was the last one. A message stored since has its own
+                # `apply_stored` waiting for the room (every store is followed
+                # by one), so another unit here would only find nothing. After
+                # an arbitration, though, what waited for it is ours to apply.
+                return
 
     async def _run(self, room: RoomKey, effects: Effects, *, inline: bool) -> None:
         """What a committed transition asked for: reports, arbitrations, posts."""
         if effects.saved:
             if effects.open_turn_at is not None:
-                self.open_turns[room.id] = effects.open_turn_at
+                self.open_turns[room.id] = (effects.open_turn_at, effects.open_turn_waits)
             else:
                 self.open_turns.pop(room.id, None)
         effects.run_reports(self.emit)
@@ -466,9 +486,14 @@ class Engine:
         for room_id in list(rooms if rooms is not None else self.open_turns):
             room = RoomKey.parse(room_id)
             ctx = await self.context(room)
-            last_at = self.open_turns.get(room_id)
-            if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
-                if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
+            known = self.open_turns.get(room_id)
+            quiet = ctx.thresholds.turn_quiet_seconds
+            if not force and known is not None and quiet is not None:
+                last_at, waits = known
+                if waits and ctx.reviewer_wait_seconds is not None:
+                    # Several reviewers: the turn waits for the others (§3).
+                    quiet = max(quiet, ctx.reviewer_wait_seconds)
+                if (self.clock.now() - last_at).total_seconds() < quiet:
                     continue  # not quiet yet: next tick
             if ctx.channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged
@@ -477,15 +502,16 @@ class Engine:
                 effects = await self.transitions.close_turn(
                     unit, room, ctx, force=force, at_eof=at_eof
                 )
-                turn = load(unit).open_turn if effects is None else None
+                stored = load(unit) if effects is None else None
             if effects is not None:
                 await self._run(room, effects, inline=at_eof)
-            elif turn is None:
+            elif stored is None or stored.open_turn is None:
                 # Closed (or never open) as stored: another instance may have
                 # applied the room's later messages.
                 self.open_turns.pop(room_id, None)
-            else:
-                self.open_turns[room_id] = turn.last_at  # the stored turn's latest message
+            else:  # the stored turn's latest message
+                self.open_turns[room_id] = (stored.open_turn.last_at,
+                                            waits_for_reviewers(stored))
 
     async def tick(self) -> None:
         try:

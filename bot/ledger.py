@@ -33,11 +33,13 @@ from bot.findings import (
     direction,
     items,
     owner_clause,
+    requests,
     restates,
     reviewer_clause,
     score,
     starts_new_point,
     summary,
+    topic,
     values,
 )
 
@@ -83,10 +85,14 @@ class Finding(BaseModel):
 
     def topic(self) -> Topic:
         # Built once and kept until the finding absorbs a restatement: a round
-        # scores every clause against every finding of its author.
-        if self._topic is None:
-            self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
-        return self._topic
+        # scores every clause against every finding of its author. Read from
+        # the private store itself: pydantic's attribute fallback costs more
+        # than the scoring on this path.
+        private = self.__pydantic_private__
+        cached = private.get("_topic") if private is not None else None
+        if cached is None:
+            cached = self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
+        return cached
 
     def absorb(self, t: Topic) -> None:
         self.anchors = sorted(set(self.anchors) | t.anchors)
@@ -425,7 +431,7 @@ def _judge_author(
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
             author=author,
-            summary=summary(text),
+            summary=_summary(text, point_text[point].strip()),
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
@@ -468,6 +474,19 @@ def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -
         return [f for f in open_before if f.label not in settled]
     # No selector ("as I said last time"): every finding still open.
     return [f for f in open_before if f.label not in settled]
+
+
+def _summary(first: str, point: str) -> str:
+    """What a finding asks for, where its point says so ("Set X to the list"),
+    rather than its first sentence (often the problem found): the summary names
+    the demand in rulings, options and `/arbiter status`. A request that names
+    nothing ("1분으로 줄여 주십시오") keeps the sentence that says what it is about."""
+    asked = requests(point)
+    if asked == point:
+        return summary(first)
+    if any(a.startswith(("path:", "code:")) for a in topic(asked).anchors):
+        return summary(asked)
+    return summary(first if len(first) > 100 else f"{first} {asked}")
 
 
 def _apply(

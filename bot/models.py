@@ -148,6 +148,10 @@ class Option(BaseModel):
     n: int
     label: RepairedStr
     consequence: RepairedStr = ""
+    # Chosen, this option ends the task (the deterministic ESCALATE's "stop the
+    # task"): the ledger and counters are dropped and the next human message
+    # starts a new task. Stored with the escalation's options.
+    ends_task: bool = False
 
 
 class Ruling(BaseModel):
@@ -186,6 +190,9 @@ class CommandRequest(BaseModel):
     user_id: RepairedStr
     text: RepairedStr
     is_platform_admin: bool = False
+    # Where the command was typed, when it names a thread of another channel
+    # (a Slack thread link): the core refuses it there.
+    typed_in: RepairedStr | None = None
 
 
 class CommandReply(BaseModel):

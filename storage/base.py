@@ -104,6 +104,9 @@ class ArbitrationRow(BaseModel):
     latency_ms: int | None = None
     created_at: datetime
     finished_at: datetime | None = None
+    # The arbiter's ruling on two findings (migration 008), or None:
+    # {"upheld", "retired", "upheld_summary", "retired_summary", "applied"}.
+    ruling: dict[str, Any] | None = None
     # The lease of the instance running it (several instances, migration 007):
     # `fence` grows by one with every claim, and the claimer's writes carry it.
     claimed_by: str | None = None
@@ -134,6 +137,10 @@ class EscalationRow(BaseModel):
     answered_at: datetime | None = None
     reminded_at: datetime | None = None
     created_at: datetime
+    # The ruling the chosen option stands for (one finding of a contradiction
+    # kept, the other retired; migration 008), or None:
+    # {"upheld", "retired", "upheld_summary", "retired_summary"}.
+    answer_ruling: dict[str, Any] | None = None
 
 
 class OutboxRow(BaseModel):
@@ -305,8 +312,11 @@ class Transaction(abc.ABC):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
-        """Compare-and-set pending -> answered; False when someone else won."""
+        """Compare-and-set pending -> answered; False when someone else won.
+
+        `ruling`: what the chosen option rules on findings (`EscalationRow.answer_ruling`)."""
 
     @abc.abstractmethod
     async def cancel_other_escalations(self, room_id: str, keep: int) -> None:

@@ -38,7 +38,9 @@ def _rows_changed(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+_JSON_FIELDS = {
+    "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
+}
 
 
 def load_row(record: asyncpg.Record) -> dict[str, Any]:
@@ -207,19 +209,21 @@ class PostgresTransaction(Transaction):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
         # Under READ COMMITTED a second answer waits for the first one's commit
         # and then re-checks `status = 'pending'`: exactly one wins.
         status = await self.conn.execute(
             "UPDATE escalations SET status = 'answered', answer_option = $1, answer_label = $2,"
-            " answer_text = $3, answer_kind = $4, answered_by = $5, answered_at = $6"
-            " WHERE id = $7 AND status = 'pending'",
+            " answer_text = $3, answer_kind = $4, answered_by = $5, answered_at = $6,"
+            " answer_ruling = $7 WHERE id = $8 AND status = 'pending'",
             option,
             label,
             text,
             kind,
             by,
             at.isoformat(),
+            dump(ruling),
             escalation_id,
         )
         return _rows_changed(status) == 1

@@ -20,7 +20,9 @@ from storage.base import (
     Transaction,
 )
 
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+_JSON_FIELDS = {
+    "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
+}
 
 
 def load_row(row: aiosqlite.Row) -> dict[str, Any]:
@@ -73,8 +75,7 @@ class SqliteTransaction(Transaction):
         self.db = db
 
     async def _one(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
-        async with self.db.execute(sql, params) as cursor:
-            row = await cursor.fetchone()
+        row = next(iter(await self.db.execute_fetchall(sql, params)), None)
         return None if row is None else load_row(row)
 
     async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
@@ -219,12 +220,13 @@ class SqliteTransaction(Transaction):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
         cursor = await self.db.execute(
             "UPDATE escalations SET status = 'answered', answer_option = ?, answer_label = ?,"
-            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?"
-            " WHERE id = ? AND status = 'pending'",
-            (option, label, text, kind, by, at.isoformat(), escalation_id),
+            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?,"
+            " answer_ruling = ? WHERE id = ? AND status = 'pending'",
+            (option, label, text, kind, by, at.isoformat(), dump(ruling), escalation_id),
         )
         return cursor.rowcount == 1
 
@@ -365,9 +367,8 @@ class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
         self.state = state
 
     async def unprocessed_messages(self) -> list[MessageRow]:
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
             (self.room_id,),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [MessageRow.model_validate(load_row(r)) for r in rows]

@@ -1,4 +1,5 @@
-"""The slack-bolt AsyncApp: events, button clicks and `/arbiter`, fed to the core.
+"""The slack-bolt AsyncApp: events, button clicks, `/arbiter` (also as a message
+shortcut and an in-thread mention), fed to the core.
 
 A message or a button click is stored before Slack gets its acknowledgement
 (one insert, well within Slack's 3 seconds); the core processes it
@@ -33,7 +34,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import translate
 from adapters.slack.render import neutralise
 from adapters.slack.transport import SlackTransport, error_code
-from bot.models import RoomKey
+from bot.models import CommandRequest, RoomKey
 from bot.ports import Core
 
 log = logging.getLogger("tribunal.slack")
@@ -162,14 +163,46 @@ class Inbound:
     async def _command(self, body: dict[str, Any],
                        respond: Callable[..., Awaitable[Any]]) -> None:
         request = translate.command_request(body, is_platform_admin=False)
-        user = request.user_id
-        if not user or not request.channel:
+        if not request.user_id or not request.channel:
             log.warning("slack: %s without a user or a channel ignored", COMMAND)
             return
+        await self._answer(request, body, respond)
+
+    async def on_shortcut(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
+                          respond: Callable[..., Awaitable[Any]]) -> None:
+        """The message shortcut "Arbitrate this thread": `/arbiter summon` on the
+        message's thread, with the same rights as the slash command."""
+        await ack()
+        request = translate.shortcut_request(body)
+        if request is None:
+            log.warning("slack: message shortcut without a user, channel or message ignored")
+            return
+        self.spawn(self._answer(request, body, respond), "message shortcut")
+
+    async def on_mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """`@tribunal status` in a thread: `/arbiter status` about that thread,
+        answered privately there. A mention that is no command is room talk
+        (its `message` event goes to the core) and needs no answer here."""
+        request = translate.mention_request(event, self.identity)
+        if request is None:
+            log.debug("slack: mention that is no command left to the room")
+            return
+        if not self.first_delivery(translate.delivery_key(body)):
+            log.info("slack: duplicate delivery of a mention dropped")
+            return
+        self.spawn(self._answer(request, {}, None), "mention")
+
+    async def _answer(self, request: CommandRequest, body: dict[str, Any],
+                      respond: Callable[..., Awaitable[Any]] | None) -> None:
+        """Run a command in the core and tell its author, privately: through the
+        request's response_url when it has one, else an ephemeral message where
+        the command was given (the thread of a mention)."""
+        user = request.user_id
         request.is_platform_admin = await self.is_platform_admin(user)
         reply = await self.engine.on_command(request)
-        text = neutralise(reply.text)
-        if isinstance(body.get("response_url"), str) and body["response_url"]:
+        text = neutralise(reply.text, self.identity.url)
+        response_url = body.get("response_url")
+        if respond is not None and isinstance(response_url, str) and response_url:
             try:
                 sent = await respond(text=text, response_type="ephemeral",
                                      replace_original=False)
@@ -180,7 +213,10 @@ class Inbound:
             except Exception as exc:  # expired or unreachable response_url
                 log.warning("slack: respond() failed (%s); using chat.postEphemeral",
                             type(exc).__name__)
-        room = RoomKey(translate.PLATFORM, request.channel, request.thread)
+        # Where the command was given: a refused thread of another channel is
+        # answered in the channel it was typed in.
+        room = (RoomKey(translate.PLATFORM, request.typed_in) if request.typed_in
+                else RoomKey(translate.PLATFORM, request.channel, request.thread))
         await self.transport.post_private(room, user, reply.text)
 
 
@@ -298,6 +334,8 @@ def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str |
         return await next()
 
     app.event("message")(inbound.on_message_event)
+    app.event("app_mention")(inbound.on_mention)
     app.action(ACTION_PATTERN)(inbound.on_action)
     app.command(COMMAND)(inbound.on_command)
+    app.shortcut(translate.SHORTCUT)(inbound.on_shortcut)
     return app

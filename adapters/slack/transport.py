@@ -229,6 +229,7 @@ class SlackTransport:
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         self.client = client
         self.pacer = SlackPacer(limits, post_interval=post_interval, clock=clock, sleep=sleep)
+        self.workspace_url: str | None = None  # from auth.test: links to threads
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
         async def send(r: Rendered) -> Any:
@@ -299,7 +300,7 @@ class SlackTransport:
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         kwargs: dict[str, Any] = {"channel": room.channel, "user": user_id,
-                                  "text": neutralise(text)}
+                                  "text": neutralise(text, self.workspace_url)}
         if room.thread:
             kwargs["thread_ts"] = room.thread
         await self._call("chat.postEphemeral", room, lambda: self.client.chat_postEphemeral(
