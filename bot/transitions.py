@@ -104,6 +104,19 @@ async def save(unit: RoomTransaction, room: RoomKey, state: RoomState, now: date
     effects.open_turn_at = state.open_turn.last_at if state.open_turn is not None else None
 
 
+class AlreadyApplied(RuntimeError):
+    """The stored message was applied by another unit meanwhile: this unit must
+    write nothing (raised inside it, so it rolls back). The room's lock makes
+    this impossible on a backend whose lock spans processes; it guards a
+    database shared without one."""
+
+
+async def mark_applied(unit: RoomTransaction, row: MessageRow, *, epoch: int,
+                       turn_no: int | None) -> None:
+    if not await unit.mark_processed(row.seq, epoch=epoch, turn_no=turn_no):
+        raise AlreadyApplied(f"message {row.seq} of {row.room_id} is applied already")
+
+
 def waits_for_reviewers(state: RoomState) -> bool:
     """The open turn is a reviewer turn that not every reviewer who has posted in
     this task has spoken in yet (§3 several reviewers). With one reviewer, that
@@ -155,7 +168,7 @@ class Transitions:
             return None
         effects = Effects()
         if not ctx.channel.watched or ctx.channel.paused:
-            await unit.mark_processed(row.seq, epoch=-1, turn_no=None)  # never applied
+            await mark_applied(unit, row, epoch=-1, turn_no=None)  # never applied
             return effects
         role = Role(row.role)
         if state.eof_snapshot is not None:
@@ -194,8 +207,8 @@ class Transitions:
             )
             _reviewer_spoke(state, role, row.author)
         turn = state.open_turn
-        await unit.mark_processed(
-            row.seq, epoch=state.epoch, turn_no=turn.turn_no if role.is_agent and turn else None
+        await mark_applied(
+            unit, row, epoch=state.epoch, turn_no=turn.turn_no if role.is_agent and turn else None
         )
         if reply is not None:
             if reply.kind is None:

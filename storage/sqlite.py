@@ -16,7 +16,7 @@ import tempfile
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiosqlite
@@ -35,10 +35,17 @@ from storage.base import (
     RoomTransaction,
     Storage,
     Transaction,
+    as_claimed,
     claimable,
 )
 from storage.schema import latest_version, migrations, statements
-from storage.sqlite_writes import SqliteRoomTransaction, SqliteTransaction, load_row
+from storage.sqlite_writes import (
+    SqliteRoomTransaction,
+    SqliteTransaction,
+    from_ms,
+    load_row,
+    ms,
+)
 
 __all__ = ["SqliteStorage", "migrations"]
 
@@ -384,8 +391,25 @@ class SqliteStorage(Storage):
                 "UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE id = ?",
                 [(instance_id, lease_until.isoformat(), row.id) for row in taken],
             )
-        update = {"claimed_by": instance_id, "lease_until": lease_until}
-        return [row.model_copy(update=update) for row in taken]
+        return [as_claimed(row, instance_id, lease_until) for row in taken]
+
+    async def reserve_slot(self, key: str, now: datetime, spacing: timedelta) -> datetime:
+        at, step = ms(now), round(spacing.total_seconds() * 1000)
+        async with self._unit(), self.db.execute(
+            "INSERT INTO pacing (key, next_ms) VALUES (?, ?) ON CONFLICT (key)"
+            " DO UPDATE SET next_ms = MAX(next_ms, ?) + ? RETURNING next_ms",
+            (key, at + step, at, step),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None  # an upsert with RETURNING yields its row
+        return from_ms(int(row[0]) - step)
+
+    async def push_slot(self, key: str, not_before: datetime) -> None:
+        async with self._unit():
+            await self.db.execute(
+                "UPDATE pacing SET next_ms = MAX(next_ms, ?) WHERE key = ?",
+                (ms(not_before), key),
+            )
 
     async def instances(self) -> list[InstanceRow]:
         rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")
