@@ -516,6 +516,7 @@ class Engine:
     async def tick(self) -> None:
         try:
             if await self.instance.heartbeat():
+                self.channels.share(await self._others_registered())
                 await self.take_over_arbitrations()
             await self.close_turns()
             now = self.clock.now()
