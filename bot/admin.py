@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from bot import telemetry
@@ -32,6 +33,23 @@ _LANG: ContextVar[str | None] = ContextVar("tribunal_command_language", default=
 _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
 
 
+class AlreadyApplied(Exception):
+    """A stored command another task applied first (its change is rolled back)."""
+
+
+@dataclass(slots=True)
+class Claim:
+    """A stored command being applied (`bot.command_flow`): the change it makes
+    marks the stored action applied in the same transaction, so a crash or a
+    second task can never apply it twice, nor lose it once acknowledged."""
+
+    action_id: int
+    taken: bool = False
+
+
+_CLAIM: ContextVar[Claim | None] = ContextVar("tribunal_command_claim", default=None)
+
+
 class AdminCommands:
     def __init__(
         self, *, storage: Storage, clock: Clock, channels: ChannelDirectory, admin_ids: list[str],
@@ -48,7 +66,11 @@ class AdminCommands:
         self.run_effects = run_effects  # the engine: starts the summoned arbitration
         self.room_language = room_language  # bot.i18n: the language a room is written in
 
-    async def handle(self, request: CommandRequest) -> CommandReply:
+    async def handle(self, request: CommandRequest, *, claim: Claim | None = None) -> CommandReply:
+        """Run one command. With `claim` (a stored command), a change marks the
+        stored action applied in its own transaction; raises AlreadyApplied when
+        another task did first."""
+        _CLAIM.set(claim)
         try:
             lang = await self._language(request)
         except Exception:
@@ -66,6 +88,8 @@ class AdminCommands:
         try:
             handler = getattr(self, "_" + parsed.name.replace("-", "_"))
             return await handler(request, parsed)  # type: ignore[no-any-return]
+        except AlreadyApplied:
+            raise
         except Exception:
             log.exception("/arbiter %s failed", parsed.name)
             return CommandReply(text=self._t("cmd_failed"), ok=False)
@@ -96,7 +120,16 @@ class AdminCommands:
         self, tx: Transaction, request: CommandRequest, action: str, scope: str,
         before: Any, after: Any,
     ) -> None:
-        """Who changed what, before and after, in the transaction making the change."""
+        """Who changed what, before and after, in the transaction making the change.
+
+        Every change is audited, so this is also where a stored command is
+        marked applied, in the same commit as its change.
+        """
+        claim = _CLAIM.get()
+        if claim is not None and not claim.taken:
+            if not await tx.mark_action_processed(claim.action_id):
+                raise AlreadyApplied(claim.action_id)  # rolls the change back
+            claim.taken = True
         await tx.add_audit(
             at=self.clock.now(),
             platform=request.platform,

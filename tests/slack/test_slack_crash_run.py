@@ -123,7 +123,7 @@ async def escalate(slack_api: FakeSlackAPI, database: Path, tmp_path: Path) -> t
         async def bound() -> bool:
             return bool(slack_api.responses)
 
-        await wait_until(bound, "the /arbiter reply")  # commands are not stored first (yet)
+        await wait_until(bound, "the /arbiter reply")
         assert await run.send(message_event("로그인 버그 고쳐줘", ts=THREAD)) == 200
         assert await run.send(message_event(
             "BLOCKED: DB 접속 정보가 없어 진행할 수 없습니다.", user=None, bot_id="BOWNER",
@@ -211,7 +211,9 @@ async def test_an_acknowledged_click_is_applied_after_a_sigkill(
             response_url=slack_api.response_url())) == 200
     finally:
         await run.kill()
-    assert rows(database, "SELECT kind, processed FROM actions") == [("click", 0)]
+    # The `/arbiter roles` of `escalate` (stored and applied), then the click (stored only).
+    assert rows(database, "SELECT kind, processed FROM actions ORDER BY id") == [
+        ("command", 1), ("click", 0)]
     assert rows(database, "SELECT status FROM escalations") == [("pending",)]
 
     # The next start applies it: the answer, its confirmation, the buttons retired.
@@ -227,4 +229,5 @@ async def test_an_acknowledged_click_is_applied_after_a_sigkill(
         await run.kill()
     assert rows(database, "SELECT status, answer_option, answer_kind, answered_by FROM"
                           " escalations") == [("answered", 1, "button", "UALICE")]
-    assert rows(database, "SELECT processed FROM actions") == [(1,)]
+    assert rows(database, "SELECT kind, processed FROM actions ORDER BY id") == [
+        ("command", 1), ("click", 1)]
