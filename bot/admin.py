@@ -10,7 +10,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot import telemetry
@@ -41,10 +41,16 @@ class AlreadyApplied(Exception):
 class Claim:
     """A stored command being applied (`bot.command_flow`): the change it makes
     marks the stored action applied in the same transaction, so a crash or a
-    second task can never apply it twice, nor lose it once acknowledged."""
+    second task can never apply it twice, nor lose it once acknowledged.
+
+    `effects` are what the change asks for (a summon's arbitration and its
+    posts); the flow runs them once the reply is queued, so posting them (which
+    can take seconds, and a crash) never comes between the change and its reply.
+    """
 
     action_id: int
     taken: bool = False
+    effects: list[tuple[RoomKey, Effects]] = field(default_factory=list)
 
 
 _CLAIM: ContextVar[Claim | None] = ContextVar("tribunal_command_claim", default=None)
@@ -226,7 +232,11 @@ class AdminCommands:
                 unit, request, "summon", f"room:{room.id}", None,
                 {"arbitration": effects.arbitrations[0]},
             )
-        await self.run_effects(room, effects)  # the arbitration runs in its own task
+        claim = _CLAIM.get()
+        if claim is not None:
+            claim.effects.append((room, effects))  # run after its reply is queued
+        else:
+            await self.run_effects(room, effects)  # the arbitration runs in its own task
         return CommandReply(text=self._t("cmd_summoned"))
 
     async def _status(self, request: CommandRequest, cmd: Command) -> CommandReply:

@@ -15,8 +15,10 @@ recovery after a crash, until it is marked applied:
 The reply goes out through the outbox as a private post, along the adapter's
 `route` (a Slack `response_url`, a Discord interaction token), so a reply
 queued before a crash is still delivered after it. A change's reply is queued
-just after the change commits: a crash in between keeps the change and loses
-its reply (the command is not run twice to rebuild it).
+just after the change commits, before what the change asks for is posted (a
+summon's progress message): a crash in that instant keeps the change and
+loses its reply (the command is not run twice to rebuild it); a summoned
+arbitration left unstarted is resumed by recovery like any other.
 """
 
 from __future__ import annotations
@@ -126,5 +128,7 @@ class StoredCommands:
             await enqueue_private(tx, room, request.user_id, reply.text, self.clock.now(),
                                   stored.route)
         faults.hit("after_action")
+        for effect_room, effects in claim.effects:
+            await self.admin.run_effects(effect_room, effects)
         self.outbox.note(room.id)
         await self.outbox.flush(room.id)
