@@ -16,15 +16,15 @@ from typing import Any
 from bot import telemetry
 from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
-from bot.commands import Command, CommandError, parse_command
+from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
-from bot.i18n import resolve
+from bot.i18n import history_text, resolve
 from bot.ledger import Finding
-from bot.markup import mention, mentions, moment, strip
+from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
 from bot.state import RoomState
 from bot.transitions import Effects, Transitions
-from prompts.strings import t
+from prompts.strings import keys, t
 from storage.base import Storage, Transaction
 
 log = logging.getLogger(__name__)
@@ -77,28 +77,65 @@ class AdminCommands:
         stored action applied in its own transaction; raises AlreadyApplied when
         another task did first."""
         _CLAIM.set(claim)
+        elsewhere = request.typed_in is not None and request.typed_in != request.channel
         try:
-            lang = await self._language(request)
+            # A thread of another channel is refused in the language of the
+            # channel the command was typed in.
+            lang = await self._language(
+                request.model_copy(update={"channel": request.typed_in, "thread": None})
+                if elsewhere else request)
         except Exception:
             log.exception("/arbiter: the room's language could not be read")
             lang = self.default_language
         # A context variable, not an attribute: commands for different rooms
         # run concurrently, each in its own task (and so its own context).
         _LANG.set(lang)
-        parsed = parse_command(request.text)
+        if elsewhere:
+            # A command acts where it is typed: its reply, and who may see the
+            # room, stay with that channel's members.
+            return CommandReply(text=self._t("cmd_thread_elsewhere"), ok=False)
+        parsed = parse_command(request.text, request.platform)
         if isinstance(parsed, CommandError):
-            return CommandReply(text=parsed.text(lang), ok=False)
+            return CommandReply(text=parsed.text(lang, request.platform), ok=False)
         is_admin = request.is_platform_admin or request.user_id in self.admin_ids
         if parsed.changes_state and not is_admin:
             return CommandReply(text=self._t("cmd_not_admin"), ok=False)
         try:
+            if await self._unseen_thread(request, parsed):
+                # Not an empty status, nor an arbitration of nothing.
+                return CommandReply(text=self._t("cmd_unknown_thread"), ok=False)
+            scope = await self._scope_note(request, parsed)
             handler = getattr(self, "_" + parsed.name.replace("-", "_"))
-            return await handler(request, parsed)  # type: ignore[no-any-return]
+            reply: CommandReply = await handler(request, parsed)
         except AlreadyApplied:
             raise
         except Exception:
             log.exception("/arbiter %s failed", parsed.name)
             return CommandReply(text=self._t("cmd_failed"), ok=False)
+        if scope is not None:
+            reply.text = f"{scope}\n{reply.text}"
+        return reply
+
+    async def _unseen_thread(self, request: CommandRequest, cmd: Command) -> bool:
+        """A room subcommand naming a thread Tribunal has no messages from."""
+        if cmd.name not in ROOM_SUBCOMMANDS or not request.thread:
+            return False
+        room = RoomKey(request.platform, request.channel, request.thread)
+        return await self.storage.load_room_state(room.id) is None
+
+    async def _scope_note(self, request: CommandRequest, cmd: Command) -> str | None:
+        """Given no thread, a room subcommand acts on the channel's latest room:
+        the line that says which (and how to name a thread on this platform)."""
+        if cmd.name not in ROOM_SUBCOMMANDS or request.thread:
+            return None
+        room = await self._room(request)
+        if room is None or room.thread is None:
+            return None  # no room yet (the reply says so), or the channel is the room
+        note = self._t("scope_latest", thread=thread(room.id))
+        hint = f"scope_hint_{request.platform}"
+        if hint in keys():
+            note += " " + self._t(hint, name=cmd.name)
+        return note
 
     async def _language(self, request: CommandRequest) -> str:
         """The language of the room the command is about (its latest room when
@@ -349,5 +386,6 @@ def findings_lines(findings: list[Finding], lang: str = "ko") -> list[str]:
               summary=f.summary)
         )
         if f.history:
-            lines.append(t("finding_history", lang, history="; ".join(f.history[-6:])))
+            shown = "; ".join(history_text(h, lang) for h in f.history[-6:])
+            lines.append(t("finding_history", lang, history=shown))
     return lines

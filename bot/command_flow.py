@@ -90,7 +90,10 @@ class StoredCommands:
 
     @staticmethod
     def room(request: CommandRequest) -> RoomKey:
-        """Where the command was given: its reply's room in the outbox."""
+        """Where the command was given: its reply's room in the outbox (a thread
+        of another channel, refused, is answered in the channel it was typed in)."""
+        if request.typed_in:
+            return RoomKey(request.platform, request.typed_in)
         return RoomKey(request.platform, request.channel, request.thread)
 
     async def apply(self, action_id: int) -> None:

@@ -12,9 +12,21 @@ from bot.config import MAX_ROUNDS_RANGE, STALL_THRESHOLD_RANGE
 from prompts.strings import t
 
 CHANGING = frozenset({"threshold", "max-rounds", "summon", "pause", "resume", "roles"})
+# The subcommands that are about one room (the thread they name, else the
+# channel's latest room).
+ROOM_SUBCOMMANDS = frozenset({"status", "summon", "history"})
+NAMES = CHANGING | ROOM_SUBCOMMANDS
+HELP = frozenset({"help", "도움말", "-h", "--help"})
 _RANGES = {"threshold": STALL_THRESHOLD_RANGE, "max-rounds": MAX_ROUNDS_RANGE}
 _MENTION = re.compile(r"^<[@#]!?(?P<id>[A-Za-z0-9_.-]+)(?:\|[^>]*)?>$")
 _PLAIN_ID = re.compile(r"^@?(?P<id>[A-Za-z0-9_.-]{1,64})$")
+# What a user looks like on each platform, once its adapter has turned a
+# mention into an id: Slack member ids (U…, W…) and bot ids (B…), Discord
+# snowflakes. Anything else there is a name, not a user (`owner:alice`).
+_PLATFORM_USER = {
+    "slack": re.compile(r"^[UWB][A-Z0-9]+$"),
+    "discord": re.compile(r"^\d{1,20}$"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +49,19 @@ class CommandError:
     key: str | None = None
     fields: dict[str, object] = field(default_factory=dict)
 
-    def text(self, lang: str) -> str:
-        use = usage(lang)
+    def text(self, lang: str, platform: str = "") -> str:
+        use = usage(lang, platform)
         if self.key is None:
             return use
         return t("cmd_error", lang, detail=t(self.key, lang, **self.fields), usage=use)
 
 
-def usage(lang: str) -> str:
+def usage(lang: str, platform: str = "") -> str:
+    """The subcommands as they are typed on `platform` (Slack: a thread link or a
+    mention; Discord: named options, inside the thread); elsewhere the plain list."""
     (t_low, t_high), (m_low, m_high) = STALL_THRESHOLD_RANGE, MAX_ROUNDS_RANGE
-    return t("usage", lang, t_low=t_low, t_high=t_high, m_low=m_low, m_high=m_high)
+    key = f"usage_{platform}" if platform in ("slack", "discord") else "usage"
+    return t(key, lang, t_low=t_low, t_high=t_high, m_low=m_low, m_high=m_high)
 
 
 def normalize_user(token: str) -> str | None:
@@ -60,11 +75,12 @@ def _error(key: str, **fields: object) -> CommandError:
     return CommandError(key, fields)
 
 
-def parse_command(text: str) -> Command | CommandError:
+def parse_command(text: str, platform: str | None = None) -> Command | CommandError:
+    """`platform` (slack, discord) makes `roles` take only what is a user there."""
     words = (text or "").strip().split()
     if words and words[0].lower() in ("/arbiter", "arbiter"):
         words = words[1:]
-    if not words or words[0].lower() in ("help", "도움말", "-h", "--help"):
+    if not words or words[0].lower() in HELP:
         return CommandError()
     name, args = words[0].lower().replace("_", "-"), words[1:]
     if name in ("status", "summon", "pause", "resume", "history"):
@@ -80,12 +96,13 @@ def parse_command(text: str) -> Command | CommandError:
             return _error("err_range", name=name, low=low, high=high)
         return Command(name, number=number)
     if name == "roles":
-        return _parse_roles(args)
+        return _parse_roles(args, platform)
     return _error("err_unknown", name=name[:40])
 
 
-def _parse_roles(args: list[str]) -> Command | CommandError:
+def _parse_roles(args: list[str], platform: str | None) -> Command | CommandError:
     found: dict[str, list[str]] = {"owner": [], "reviewer": []}
+    is_user = _PLATFORM_USER.get(platform or "")
     for arg in args:
         role, sep, value = arg.partition(":")
         role = role.lower()
@@ -95,6 +112,11 @@ def _parse_roles(args: list[str]) -> Command | CommandError:
             user = normalize_user(part)
             if user is None:
                 return _error("err_user_id", part=part[:40])
+            if is_user is not None and (part.lstrip().startswith("<#")
+                                        or not is_user.match(user)):
+                # A plain name (or a channel) where a user belongs: the hint
+                # says how this platform's people name a user.
+                return _error(f"err_not_a_user_{platform}", part=part[:40])
             found[role].append(user)
     if not found["owner"] or not found["reviewer"]:
         return _error("err_roles_both")

@@ -259,7 +259,11 @@ class Engine:
             turn_quiet_seconds=quiet,
         )
         channel = await self.channels.get(room.platform, room.channel)
-        return RoomContext(channel, thresholds, values, await self.room_language(room))
+        return RoomContext(
+            channel, thresholds, values,
+            configured_language=await self.channels.configured_language(room),
+            default_language=self.settings.language,
+        )
 
     async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
         """Apply the room's stored messages oldest first, one unit each.
@@ -284,6 +288,12 @@ class Engine:
                 return  # held by an arbitration: its task goes on after the verdict
             hit("after_apply")
             await self._run(room, effects, inline=True)
+            if len(rows) == 1 and effects.consumed and not effects.arbitrations:
+                # That was the last one. A message stored since has its own
+                # `apply_stored` waiting for the room (every store is followed
+                # by one), so another unit here would only find nothing. After
+                # an arbitration, though, what waited for it is ours to apply.
+                return
 
     async def _run(self, room: RoomKey, effects: Effects, *, inline: bool) -> None:
         """What a committed transition asked for: reports, arbitrations, posts."""

@@ -177,6 +177,7 @@ _NEG_ACK = re.compile(
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)"
     r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
     r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
+    r"|\b(?:nothing|none)\b[^.;]{0,60}?\b(?:has|have|was|were)\s+(?:yet\s+)?been\s+(?:addressed|fixed|resolved|changed|handled)"
     r"|(?:반영|해결|수정|처리|변경|개선)(?:이|가|은|는)?\s*(?:되지|안\s*되|되어\s*있지|하지)\s*않"
     r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
     re.I,
@@ -185,7 +186,7 @@ _ACK = re.compile(
     r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
-    r"|반영(?:된|되었|됐|되어)|해결(?:된|되었|됐|되어)|수정(?:된|되었|됐)|고쳐(?:진|졌)"
+    r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
     r"|확인했|확인하였|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
     re.I,
 )
@@ -199,10 +200,10 @@ _WITHDRAW = re.compile(
 )
 _REFERENCE = re.compile(
     r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
-    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern)"
+    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
-    r"|동일한\s*(?:문제|지적)|같은\s*(?:문제|지적)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
+    r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
     r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\bi\s+(?:must\s+|have\s+to\s+)?repeat|\brepeating\s+(?:myself|my)"
     r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
     r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)",
@@ -214,7 +215,8 @@ _REBUTTAL = re.compile(
     r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
     r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
     r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
-    r"|\bnot\s+sufficient|\binsufficient",
+    r"|\bnot\s+sufficient|\binsufficient|\bi\s+(?:don't|do\s+not)\s+(?:think|agree)\s+(?:that\s+)?(?:these|this|that|it|they)\s+(?:is|are)"
+    r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않",
     re.I,
 )
 _REQUEST = re.compile(
@@ -346,13 +348,17 @@ class Topic:
 
     anchors: frozenset[str]  # path:, code:, num:, id:
     terms: frozenset[str]  # stems, Hangul bigrams and concepts
-    # Every anchor but line numbers; computed once (scoring reads it a lot).
+    # Every anchor but line numbers, and the kinds of those anchors but numbers
+    # (path, code, id); computed once (scoring reads them a lot).
     strong: frozenset[str] = field(init=False, compare=False)
+    kinds: frozenset[str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "strong", frozenset(a for a in self.anchors if not a.startswith("line:"))
-        )
+        strong = frozenset(a for a in self.anchors if not a.startswith("line:"))
+        object.__setattr__(self, "strong", strong)
+        object.__setattr__(self, "kinds", frozenset(
+            a.split(":", 1)[0] for a in strong if not a.startswith("num:")
+        ))
 
 
 @dataclass(slots=True)
@@ -366,6 +372,7 @@ class Clause:
     labels: tuple[str, ...] = field(default_factory=tuple)  # explicit F<n>
 
 
+@lru_cache(maxsize=65536)  # words repeat across clauses, turns and rooms
 def _stem(word: str) -> str:
     if "\uac00" <= word[0] <= "\ud7a3":
         for suffix in _KO_SUFFIXES:
@@ -446,13 +453,12 @@ def score(a: Topic, b: Topic) -> float:
         # anchor and little else.
         anchor = len(shared) / min(len(sa), len(sb))
         return min(1.0, 0.12 + 0.15 * anchor + 0.8 * terms)
-    kinds_a = {x.split(":", 1)[0] for x in sa if not x.startswith("num:")}
-    kinds_b = {x.split(":", 1)[0] for x in sb if not x.startswith("num:")}
-    if "path" in kinds_a & kinds_b:
+    kinds = a.kinds & b.kinds
+    if "path" in kinds:
         # Another file: the same complaint about another place is another point.
         # Never a sure match; at most an uncertain one.
         return min(0.35, 0.7 * terms)
-    if kinds_a & kinds_b:
+    if kinds:
         return 0.7 * terms  # another function: likely another point, terms decide
     return terms
 
@@ -487,6 +493,11 @@ def clauses(messages: list[str]) -> list[str]:
 
 def items(messages: list[str]) -> list[tuple[int, str]]:
     """Clauses with the index of the point (bullet, or line of prose) they belong to."""
+    return list(_items(tuple(messages)))
+
+
+@lru_cache(maxsize=2048)  # one turn is read for its status, its findings, its fixes...
+def _items(messages: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     points: list[str] = []
     for line in turn_lines(messages):
         if line.quoted:
@@ -507,7 +518,7 @@ def items(messages: list[str]) -> list[tuple[int, str]]:
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
                     out.append((n, clause))
-    return out
+    return tuple(out)
 
 
 def _content(text: str) -> Topic:
@@ -637,10 +648,11 @@ _VALUE = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)  # values() and direction() of every point ask for it
 def requests(text: str) -> str:
     """The sentences of a point that ask for something (where its direction and values are)."""
     asked = [c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c)]
-    return " ".join(asked) or text
+    return "; ".join(asked) or text
 
 
 def values(text: str) -> frozenset[str]:

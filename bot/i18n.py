@@ -9,6 +9,7 @@ and the arbiter's answer, is in that one language.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from bot.arbiter.language import LANG_OF_SCRIPT, main_script, word_scripts
@@ -55,3 +56,47 @@ def trigger_name(trigger: str, lang: str) -> str:
 
     key = f"trigger_{trigger}"
     return t(key, lang) if key in catalog(DEFAULT_LANGUAGE) else trigger
+
+
+# A finding's history entries are stored as short English notes ("R2:
+# declined, repeated"), which the arbiter reads in the evidence; people read
+# them in the room's language (`/arbiter status`).
+_HISTORY = re.compile(
+    r"R(?P<n>\d+): (?:(?P<owner>fix_reported|declined|untouched), )?(?P<event>.+)"
+)
+_EVENTS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(p), key) for p, key in (
+        (r"raised", "hist_raised"),
+        (r"acknowledged", "hist_acknowledged"),
+        (r"withdrawn", "hist_withdrawn"),
+        (r"fixed", "hist_fixed"),
+        (r"repeated", "hist_repeated"),
+        (r"repeated \(fix rejected\)", "hist_fix_rejected"),
+        (r"repeated \(reopened\)", "hist_reopened"),
+        (r"repeated against a ruling", "hist_repeated_ruling"),
+        (r"unmentioned", "hist_unmentioned"),
+        (r"withdrawn \(reversed by its author in (?P<label>F\d+)\)", "hist_reversed"),
+        (r"contested by (?P<label>F\d+)", "hist_contested"),
+        (r"fixed \(superseded by (?P<label>F\d+)\)", "hist_superseded"),
+        (r"retired by a ruling \((?P<label>F\d+) stands\)", "hist_retired"),
+        (r"upheld by a ruling \((?P<label>F\d+) no longer applies\)", "hist_upheld"),
+    )
+]
+
+
+def history_text(entry: str, lang: str) -> str:
+    """One ledger history entry in the room's language; an entry this does not
+    know (written by a later release) is shown as stored rather than dropped."""
+    match = _HISTORY.fullmatch(entry)
+    if match is None:
+        return entry
+    for pattern, key in _EVENTS:
+        event = pattern.fullmatch(match["event"])
+        if event is not None:
+            parts = [t(key, lang, **event.groupdict())]
+            break
+    else:
+        return entry
+    if match["owner"]:
+        parts.insert(0, t(f"hist_{match['owner']}", lang))
+    return t("hist_round", lang, n=match["n"]) + ": " + ", ".join(parts)

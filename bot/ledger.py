@@ -33,6 +33,7 @@ from bot.findings import (
     direction,
     items,
     owner_clause,
+    requests,
     restates,
     reviewer_clause,
     score,
@@ -83,10 +84,14 @@ class Finding(BaseModel):
 
     def topic(self) -> Topic:
         # Built once and kept until the finding absorbs a restatement: a round
-        # scores every clause against every finding of its author.
-        if self._topic is None:
-            self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
-        return self._topic
+        # scores every clause against every finding of its author. Read from
+        # the private store itself: pydantic's attribute fallback costs more
+        # than the scoring on this path.
+        private = self.__pydantic_private__
+        cached = private.get("_topic") if private is not None else None
+        if cached is None:
+            cached = self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
+        return cached
 
     def absorb(self, t: Topic) -> None:
         self.anchors = sorted(set(self.anchors) | t.anchors)
@@ -425,7 +430,10 @@ def _judge_author(
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
             author=author,
-            summary=summary(text),
+            # What it asks for, where the point says so ("Set X to the list"),
+            # rather than its first sentence (often the problem it found): the
+            # summary names the demand in rulings, options and `/arbiter status`.
+            summary=summary(requests(point_text[point].strip())),
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,

@@ -1,9 +1,10 @@
 """A platform-neutral way for the core to say "this user" and "this moment".
 
-The core writes `mention(user_id)` and `moment(at)` into the text it posts;
-each adapter renders them its own way (`render`): Slack `<@U…>` and
-`<!date^…>`, Discord `<@…>` and `<t:…:f>`, the console plain text. So the core
-never learns a platform's syntax, and nobody reads a raw id or a UTC time.
+The core writes `mention(user_id)`, `moment(at)` and `thread(room_id)` into
+the text it posts; each adapter renders them its own way (`render`): Slack
+`<@U…>`, `<!date^…>` and a thread's permalink, Discord `<@…>`, `<t:…:f>` and
+`<#…>`, the console plain text. So the core never learns a platform's syntax,
+and nobody reads a raw id or a UTC time.
 
 The markers are two private-use characters, and only the core writes them:
 `prompts.strings.t` strips them from every field that is not `Marked` (room
@@ -21,7 +22,7 @@ from datetime import UTC, datetime
 OPEN = "\ue000"
 CLOSE = "\ue001"
 MARKER_CHARS = OPEN + CLOSE
-_MARKER = re.compile(f"{OPEN}([@t]):([^{OPEN}{CLOSE}]*){CLOSE}")
+_MARKER = re.compile(f"{OPEN}([@t#]):([^{OPEN}{CLOSE}]*){CLOSE}")
 
 
 class Marked(str):
@@ -44,6 +45,20 @@ def moment(at: datetime) -> Marked:
     return Marked(f"{OPEN}t:{int(at.timestamp())}{CLOSE}")
 
 
+def thread(room_id: str) -> Marked:
+    """The room (`RoomKey.id`: platform, channel, thread), as a link where the platform has one."""
+    return Marked(f"{OPEN}#:{strip(room_id)}{CLOSE}")
+
+
+def room_label(room_id: str) -> str:
+    """A room named without a platform's link syntax: `#channel/thread`."""
+    parts = room_id.split(":")
+    if len(parts) < 3:
+        return room_id
+    channel, thread = ":".join(parts[1:-1]), parts[-1]
+    return f"#{channel}/{thread}" if thread else f"#{channel}"
+
+
 def strip(text: str) -> str:
     """`text` without marker characters: what outside text becomes on entry."""
     if OPEN not in text and CLOSE not in text:
@@ -60,6 +75,7 @@ def render(
     *,
     user: Callable[[str], str],
     time: Callable[[datetime], str],
+    room: Callable[[str], str] = room_label,
 ) -> str:
     """`text` with every marker replaced by the adapter's own syntax."""
     if OPEN not in text:
@@ -69,6 +85,8 @@ def render(
         kind, value = match.group(1), match.group(2)
         if kind == "@":
             return user(value)
+        if kind == "#":
+            return room(value)
         try:
             return time(datetime.fromtimestamp(int(value), UTC))
         except (ValueError, OverflowError, OSError):

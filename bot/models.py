@@ -186,6 +186,9 @@ class CommandRequest(BaseModel):
     user_id: RepairedStr
     text: RepairedStr
     is_platform_admin: bool = False
+    # Where the command was typed, when it names a thread of another channel
+    # (a Slack thread link): the core refuses it there.
+    typed_in: RepairedStr | None = None
 
 
 class CommandReply(BaseModel):

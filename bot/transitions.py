@@ -31,7 +31,7 @@ from bot.clock import Clock
 from bot.detection import Approved, Deadlock, Thresholds
 from bot.escalation import Rejection, check_option, may_answer, rejection_text
 from bot.escalation_flow import Reply, announce, decide, enqueue_private
-from bot.i18n import text_language
+from bot.i18n import resolve, text_language
 from bot.ledger import apply_ruling
 from bot.models import AnswerKind, Role, RoomKey, Trigger, Verdict, VerdictKind
 from bot.state import RoomState
@@ -50,13 +50,18 @@ class RoomContext:
     channel: ChannelInfo
     thresholds: Thresholds
     values: dict[str, Any]
-    # The room's language (bot.i18n: configured, else the task's, else the
-    # default), resolved from the stored state when the context was read.
-    language: str = "ko"
+    # The language set on the room or its channel, if any, and the global one:
+    # with the task's own (in the state the unit loaded) they give the room's
+    # language (`language_of`, bot.i18n), without another read of the state.
+    configured_language: str | None = None
+    default_language: str = "ko"
     # The progress judge's answers for the turn this transition closes, and
     # the record of that call (bot/arbiter/judge.py; None: rules only).
     decisions: dict[str, str] | None = None
     judge: dict[str, Any] | None = None
+
+    def language_of(self, state: RoomState) -> str:
+        return resolve(self.configured_language, state, self.default_language)
 
 
 @dataclass(slots=True)
@@ -252,13 +257,14 @@ class Transitions:
                 or self.clock.now() - late.answered_at > LATE_ANSWER_WINDOW
             ):
                 return None
-            return _reject(Reply(late, row.author, ctx.language), Rejection.ALREADY_ANSWERED)
+            reply = Reply(late, row.author, ctx.language_of(state))
+            return _reject(reply, Rejection.ALREADY_ANSWERED)
         escalation = await unit.get_escalation(state.awaiting_escalation)
         if escalation is None or escalation.status != "pending":
             state.awaiting_escalation = None
             return None
         kind = AnswerKind.FREE_TEXT if number is None else AnswerKind.DIGIT
-        return self.judge(escalation, state, row.author, kind, number, ctx.language,
+        return self.judge(escalation, state, row.author, kind, number, ctx.language_of(state),
                           text=row.text if number is None else None)
 
     def judge(
@@ -296,8 +302,8 @@ class Transitions:
         effects = Effects()
         escalation = await unit.get_escalation(escalation_id)
         assert escalation is not None  # escalations are never deleted
-        reply = self.judge(escalation, state, by, AnswerKind.BUTTON, option, ctx.language,
-                           platform_admin=platform_admin)
+        reply = self.judge(escalation, state, by, AnswerKind.BUTTON, option,
+                           ctx.language_of(state), platform_admin=platform_admin)
         if reply.kind is not None:
             if await decide(unit, room, state, reply, self.clock.now()):
                 _answer_starts_epoch(state)

@@ -14,7 +14,7 @@ import discord
 from adapters.discord.components import MAX_BUTTONS, EscalationButton, button_label
 from bot import markup
 from bot.chunking import split_text
-from bot.models import OutgoingMessage
+from bot.models import OutgoingMessage, RoomKey
 
 MESSAGE_LIMIT = 2000
 
@@ -40,14 +40,26 @@ def no_mentions() -> discord.AllowedMentions:
 
 
 def core_text(text: str) -> str:
-    """The core's mention and time markers (`bot.markup`) as Discord markup:
-    `<@id>` shows the member's name (pings stay governed by AllowedMentions),
-    `<t:…:f>` a time in each reader's own time zone."""
+    """The core's mention, time and thread markers (`bot.markup`) as Discord
+    markup: `<@id>` shows the member's name (pings stay governed by
+    AllowedMentions), `<t:…:f>` a time in each reader's own time zone, `<#id>`
+    the thread's (or channel's) name as a link."""
     return markup.render(
         text,
         user=lambda uid: f"<@{uid}>" if uid.isdigit() else uid,
         time=lambda at: f"<t:{int(at.timestamp())}:f>",
+        room=thread_link,
     )
+
+
+def thread_link(room_id: str) -> str:
+    """`<#thread>` (or `<#channel>` for a channel's own room): Discord shows its name."""
+    try:
+        room = RoomKey.parse(room_id)
+    except ValueError:
+        return markup.room_label(room_id)
+    target = room.thread or room.channel
+    return f"<#{target}>" if target.isdigit() else markup.room_label(room_id)
 
 
 def message_text(message: OutgoingMessage) -> str:

@@ -231,7 +231,7 @@ class DiscordTransport:
         try:
             with _errors("direct message", room):
                 dm = await self._client.create_dm(discord.Object(id=int(user_id)))
-                await dm.send(text, allowed_mentions=no_mentions())
+                await dm.send(self.about(room, text), allowed_mentions=no_mentions())
             return
         except TransportError:
             log.info("DM to a user failed in %s; replying in the room instead", room.id)
@@ -262,6 +262,17 @@ class DiscordTransport:
         # Never answered (the process died before it deferred) or expired.
         log.info("interaction token unusable in %s; the reply goes by DM", room.id)
         await self.post_private(room, user_id, text)
+
+    def about(self, room: RoomKey, text: str) -> str:
+        """A DM read away from the room: it starts by naming and linking the
+        thread it is about (`<#id>` shows the thread's name and opens it; the
+        jump link, in `<…>` so Discord adds no preview, when the server is
+        known). No words: the notice below is in the room's language."""
+        target = _target(room)
+        parent = self._client.get_channel(int(room.channel))
+        guild = getattr(parent, "guild", None)
+        link = f" · <https://discord.com/channels/{guild.id}/{target}>" if guild else ""
+        return f"🧵 <#{target}>{link}\n{text}"[: self._limit]
 
     # -- interactions ----------------------------------------------------------
 

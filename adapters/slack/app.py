@@ -1,4 +1,5 @@
-"""The slack-bolt AsyncApp: events, button clicks and `/arbiter`, fed to the core.
+"""The slack-bolt AsyncApp: events, button clicks, `/arbiter` (also as a message
+shortcut and an in-thread mention), fed to the core.
 
 A message, a button click or a slash command is stored before Slack gets its
 acknowledgement (one insert, well within Slack's 3 seconds); the core
@@ -150,6 +151,34 @@ class Inbound:
                                      translate.response_url(body))
         await ack()
 
+    async def on_shortcut(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        """The message shortcut "Arbitrate this thread": `/arbiter summon` on the
+        message's thread, with the same rights as the slash command (and, like
+        it, stored before Slack's acknowledgement)."""
+        request = translate.shortcut_request(body)
+        if request is None:
+            log.warning("slack: message shortcut without a user, channel or message ignored")
+        else:
+            await self.store_command(request, translate.command_delivery_key(body),
+                                     translate.response_url(body))
+        await ack()
+
+    async def on_mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        """`@tribunal status` in a thread: `/arbiter status` about that thread,
+        answered privately there (no response_url: chat.postEphemeral in the
+        thread). A mention that is no command is room talk (its `message` event
+        goes to the core) and needs no answer here. Stored before the event's
+        acknowledgement, as every event is."""
+        request = translate.mention_request(event, self.identity)
+        if request is None:
+            log.debug("slack: mention that is no command left to the room")
+            return
+        key = translate.delivery_key(body)
+        if not self.first_delivery(key):
+            log.info("slack: duplicate delivery of a mention dropped")
+            return
+        await self.store_command(request, f"mention:{key}" if key else None, None)
+
     async def store_command(self, request: CommandRequest, delivery_id: str | None,
                             response_url: str | None) -> None:
         """Hand a command to the core, which stores it, before Slack's acknowledgement.
@@ -159,7 +188,7 @@ class Inbound:
         to store is no 200. users.info (may the user change things?) is asked
         by the core when it applies the command, not here: a slow answer must
         not hold up Slack's 3 seconds. The reply goes through `response_url`
-        (else chat.postEphemeral), from the outbox.
+        (else chat.postEphemeral where the command was given), from the outbox.
         """
         route = {"response_url": response_url} if response_url else None
         await self.engine.receive_command(
@@ -287,6 +316,8 @@ def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str |
         return await next()
 
     app.event("message")(inbound.on_message_event)
+    app.event("app_mention")(inbound.on_mention)
     app.action(ACTION_PATTERN)(inbound.on_action)
     app.command(COMMAND)(inbound.on_command)
+    app.shortcut(translate.SHORTCUT)(inbound.on_shortcut)
     return app

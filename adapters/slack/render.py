@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from adapters.slack.translate import permalink
 from bot import buttons, markup
 from bot.chunking import split_text
 from bot.models import MessageKind, Option, OutgoingMessage
@@ -48,12 +49,14 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def neutralise(text: str) -> str:
+def neutralise(text: str, workspace: str | None = None) -> str:
     """Untrusted text that can be posted without pinging anyone; the core's own
-    mention and time markers (`bot.markup`) become Slack markup after escaping."""
+    mention, time and thread markers (`bot.markup`) become Slack markup after
+    escaping (a thread links into `workspace`, the address auth.test gives)."""
     # A zero-width joiner after the @ keeps the word readable but unparsable.
     return markup.render(
-        _BROADCAST.sub("\\1\u2060\\2", escape(text)), user=_user, time=_date
+        _BROADCAST.sub("\\1\u2060\\2", escape(text)), user=_user, time=_date,
+        room=lambda room_id: permalink(workspace, room_id),
     )
 
 

@@ -92,6 +92,7 @@ class SlackAdapter:
 
     async def start(self) -> None:
         identity = await self._whoami()
+        self.transport.workspace_url = identity.url
         self.inbound = Inbound(self.engine, self.transport, self.client, identity)
         if self.mode == "socket":
             app_token = _secret(self.settings.slack_app_token)
@@ -215,8 +216,10 @@ class SlackAdapter:
                     f"Slack refused SLACK_BOT_TOKEN ({code}); check the token and the app's "
                     "installation") from exc
             raise ConnectionError(f"Slack auth.test failed ({code})") from exc
+        url = response.get("url")
         return Identity(user_id=response.get("user_id"), bot_id=response.get("bot_id"),
-                        team_id=response.get("team_id"))
+                        team_id=response.get("team_id"),
+                        url=url if isinstance(url, str) and url else None)
 
     async def _socket_url(self, app_token: str) -> str:
         """Open a Socket Mode URL ourselves: a refused app token is then a clear

@@ -9,7 +9,11 @@ Choices (see docs/slack.md):
 - edits (`message_changed`) and deletions (`message_deleted`) are not fed to
   the core: the arbiter judges what was posted when it was posted, and an agent
   that changes its mind posts a new message. Joins, topic changes and other
-  housekeeping subtypes are ignored too.
+  housekeeping subtypes are ignored too;
+- slash commands cannot be used in threads, so `/arbiter` takes a thread link
+  (`https://<team>.slack.com/archives/C…/p…`) and the bot also takes commands
+  from a message shortcut and an in-thread mention (`@tribunal status`); a
+  message that is such a mention is a command, not room talk.
 """
 
 from __future__ import annotations
@@ -19,14 +23,25 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import parse_qs
 
 from bot import buttons
-from bot.models import ButtonClick, CommandRequest, IncomingMessage, Platform
+from bot.commands import HELP, NAMES
+from bot.models import ButtonClick, CommandRequest, IncomingMessage, Platform, RoomKey
 
 PLATFORM = Platform.SLACK.value
 # Subtypes that carry a real message; everything else is housekeeping or an edit.
 MESSAGE_SUBTYPES = {None, "bot_message", "thread_broadcast", "file_share", "me_message"}
 _USER_MENTION = re.compile(r"<@([UWB][A-Z0-9]+)(?:\|[^>]*)?>")
+# A message's permalink, as "Copy link" gives it (a reply's carries its
+# thread in `thread_ts`), bare or in Slack's `<url>` / `<url|label>` markup.
+_THREAD_LINK = re.compile(
+    r"<?https?://[^\s<>|/]+/archives/(?P<channel>[CGD][A-Z0-9]+)/p(?P<ts>\d{16})"
+    r"(?:\?(?P<query>[^\s<>|]*))?(?:\|[^>]*)?>?")
+_TS = re.compile(r"^\d{10}\.\d{6}$")
+_CHANNEL = re.compile(r"^[CGD][A-Z0-9]+$")
+_WORKSPACE = re.compile(r"^https?://[^\s<>|]+$")
+SHORTCUT = "tribunal_arbitrate"  # the message shortcut "Arbitrate this thread"
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,7 @@ class Identity:
     user_id: str | None
     bot_id: str | None
     team_id: str | None = None
+    url: str | None = None  # the workspace's (`https://<team>.slack.com/`), for links
 
     def is_me(self, event: dict[str, Any]) -> bool:
         user, bot = event.get("user"), event.get("bot_id")
@@ -135,6 +151,8 @@ def incoming_message(event: dict[str, Any], me: Identity) -> IncomingMessage | N
         return None
     if event.get("hidden") or me.is_me(event):
         return None
+    if mention_command(event, me) is not None:
+        return None  # `@tribunal status`: a command for the bot, answered as one
     channel, ts = _str(event.get("channel")), _str(event.get("ts"))
     user, bot_id = _str(event.get("user")), _str(event.get("bot_id"))
     author = user or bot_id
@@ -207,12 +225,108 @@ def command_text(text: str) -> str:
     return unescape(_USER_MENTION.sub(r"\1", text or "")).strip()
 
 
+@dataclass(frozen=True)
+class ThreadLink:
+    channel: str
+    thread: str
+    rest: str  # the command's text without the link
+
+
+def ts_of(digits: str) -> str:
+    """A permalink's `p1700000000000100` digits -> the ts `1700000000.000100`."""
+    return f"{digits[:10]}.{digits[10:]}"
+
+
+def thread_link(text: str) -> ThreadLink | None:
+    """The first Slack message link in `text`: its channel and thread (a reply's
+    `thread_ts`, else the message itself, which opens its own thread)."""
+    match = _THREAD_LINK.search(text)
+    if match is None:
+        return None
+    thread = ts_of(match.group("ts"))
+    given = parse_qs(match.group("query") or "").get("thread_ts", [])
+    if given and _TS.match(given[0]):
+        thread = given[0]
+    rest = " ".join((text[: match.start()] + " " + text[match.end():]).split())
+    return ThreadLink(match.group("channel"), thread, rest)
+
+
+def permalink(workspace: str | None, room_id: str) -> str:
+    """A link to the room's thread (Slack markup), or to its channel when the
+    workspace's address is unknown."""
+    try:
+        room = RoomKey.parse(room_id)
+    except ValueError:
+        return "?"
+    if not _CHANNEL.match(room.channel):
+        return "?"  # not a Slack channel id: nothing to link (and nothing to inject)
+    if workspace and _WORKSPACE.match(workspace) and room.thread and _TS.match(room.thread):
+        return f"<{workspace.rstrip('/')}/archives/{room.channel}/p{room.thread.replace('.', '')}>"
+    return f"<#{room.channel}>"
+
+
+def _request(channel: str, thread: str | None, user: str, raw: str) -> CommandRequest:
+    """`/arbiter`'s words, said anywhere: a thread link among them names the
+    thread (and, if it is in another channel, where it was typed)."""
+    text = command_text(raw)
+    typed_in = None
+    link = thread_link(text)
+    if link is not None:
+        text = link.rest
+        typed_in = channel if link.channel != channel else None
+        channel, thread = link.channel, link.thread
+    return CommandRequest(platform=PLATFORM, channel=channel, thread=thread, user_id=user,
+                          text=text, typed_in=typed_in)
+
+
 def command_request(body: dict[str, Any], *, is_platform_admin: bool) -> CommandRequest:
-    return CommandRequest(platform=PLATFORM, channel=_str(body.get("channel_id")) or "",
-                          thread=_str(body.get("thread_ts")),
-                          user_id=_str(body.get("user_id")) or "",
-                          text=command_text(_str(body.get("text")) or ""),
-                          is_platform_admin=is_platform_admin)
+    """A slash command (typed in a channel: Slack has them nowhere else)."""
+    request = _request(_str(body.get("channel_id")) or "", _str(body.get("thread_ts")),
+                       _str(body.get("user_id")) or "", _str(body.get("text")) or "")
+    request.is_platform_admin = is_platform_admin
+    return request
+
+
+def mention_command(event: dict[str, Any], me: Identity) -> str | None:
+    """What follows the bot's mention when a message starts with it and goes on
+    with a subcommand (or nothing: help); else None. `@tribunal 2` or
+    `@tribunal, what now?` stay room talk."""
+    if not me.user_id:
+        return None
+    text = event.get("text")
+    if not isinstance(text, str):
+        return None
+    match = re.match(rf"\s*<@{re.escape(me.user_id)}(?:\|[^>]*)?>[\s:,]*", text)
+    if match is None:
+        return None
+    rest = text[match.end():].strip()
+    first = rest.split(maxsplit=1)[0].lower().replace("_", "-") if rest else ""
+    return rest if not first or first in NAMES or first in HELP else None
+
+
+def mention_request(event: dict[str, Any], me: Identity) -> CommandRequest | None:
+    """`@tribunal status` in a thread: a command about that thread (at the top
+    of a channel: about the channel, as a slash command would be)."""
+    command = mention_command(event, me)
+    channel, ts, user = _str(event.get("channel")), _str(event.get("ts")), _str(event.get("user"))
+    if command is None or not (channel and ts and user):
+        return None
+    thread = _str(event.get("thread_ts"))
+    return _request(channel, thread if thread and thread != ts else None, user, command)
+
+
+def shortcut_request(body: dict[str, Any]) -> CommandRequest | None:
+    """The message shortcut "Arbitrate this thread": `summon` on the thread of
+    the message it was used on (the message opens one if it is not in one)."""
+    message = _dict(body.get("message"))
+    channel = _str(_dict(body.get("channel")).get("id"))
+    user = user_id(body)
+    thread = _str(message.get("thread_ts")) or _str(message.get("ts")) or _str(
+        body.get("message_ts"))
+    if not (channel and user and thread):
+        return None
+    return CommandRequest(platform=PLATFORM, channel=channel, thread=thread, user_id=user,
+                          text="summon")
 
 
 def command_delivery_key(body: dict[str, Any]) -> str | None:

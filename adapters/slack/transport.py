@@ -198,6 +198,7 @@ class SlackTransport:
         self.pacer = SlackPacer(limits, post_interval=post_interval, clock=clock, sleep=sleep)
         self._clock = clock
         self._admins: dict[str, tuple[float, bool]] = {}  # user -> (valid until, admin)
+        self.workspace_url: str | None = None  # from auth.test: links to threads
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
         async def send(r: Rendered) -> Any:
@@ -268,7 +269,7 @@ class SlackTransport:
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
         kwargs: dict[str, Any] = {"channel": room.channel, "user": user_id,
-                                  "text": neutralise(text)}
+                                  "text": neutralise(text, self.workspace_url)}
         if room.thread:
             kwargs["thread_ts"] = room.thread
         await self._call("chat.postEphemeral", room, lambda: self.client.chat_postEphemeral(
@@ -289,7 +290,8 @@ class SlackTransport:
         if url:
             try:
                 sent = await AsyncWebhookClient(url).send(
-                    text=neutralise(text), response_type="ephemeral", replace_original=False)
+                    text=neutralise(text, self.workspace_url), response_type="ephemeral",
+                    replace_original=False)
                 if sent.status_code < 400:
                     return
                 log.warning("slack: response_url answered %s; using chat.postEphemeral",

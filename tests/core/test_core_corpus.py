@@ -62,3 +62,35 @@ async def test_corpus_meets_the_aims(tmp_path: Path) -> None:
     assert false_alarms == 0  # the aim: no false alarm on productive rooms
     assert hit / stuck >= 0.95, (hit, stuck)
     assert exact / stuck >= 0.95, (exact, stuck)
+
+
+
+async def test_status_shows_every_history_entry_in_the_rooms_language(tmp_path: Path) -> None:
+    """`/arbiter status` renders the ledger's history notes in the room's
+    language: every kind of note the corpus's rooms leave has a wording."""
+    from bot.i18n import history_text
+
+    entries: set[str] = set()
+    for i, transcript in enumerate(sorted(CORPUS.glob("*.jsonl"))):
+        storage = SqliteStorage(str(tmp_path / f"{i}.db"))
+        await storage.open()
+        clock = ManualClock()
+        engine = Engine(Settings(), storage, clock, quiet_close=False)
+        engine.register_transport(ConsoleTransport(out=None))
+        try:
+            await engine.start()
+            lines = transcript.read_text(encoding="utf-8").splitlines()
+            await Replayer(engine, clock, echo=None).run(lines)
+            await engine.drain()
+            for _, raw in await storage.room_states():
+                for finding in json.loads(raw)["findings"]:
+                    entries.update(finding["history"])
+        finally:
+            await storage.close()
+    kinds = {e.split(": ", 1)[1] for e in entries}
+    assert len(kinds) >= 8, kinds  # raised, repeated, fixed, declined, ...
+    for entry in entries:
+        korean = history_text(entry, "ko")
+        assert korean != entry and "라운드" in korean, entry
+        assert not any(w in korean for w in ("raised", "repeated", "declined", "fix")), korean
+        assert history_text(entry, "en").startswith("round "), entry

@@ -243,3 +243,32 @@ def test_owner_naming_both_reviewers_declares_a_contradiction() -> None:
     ])
     assert pair == ("F1", "F2")
     assert declared_conflict(findings, ["Both points fixed in `abc1234`."]) is None
+
+
+def test_ruling_notes_read_in_the_rooms_language() -> None:
+    from bot.i18n import history_text
+    from bot.ledger import Finding, apply_ruling
+
+    findings = [Finding(label="F1", author="sec-bot", summary="TTL 60s"),
+                Finding(label="F2", author="perf-bot", summary="TTL 3600s")]
+    assert apply_ruling(findings, "F1", "F2", 3)
+    notes = {f.label: f.history[-1] for f in findings}
+    assert history_text(notes["F1"], "ko") == "3라운드: 판정으로 유지됨 (F2 더 이상 적용되지 않음)"
+    assert history_text(notes["F2"], "ko") == "3라운드: 판정으로 더 이상 적용되지 않음 (F1 유지)"
+    assert history_text(notes["F2"], "en") == "round 3: no longer applies by the ruling (F1 stands)"
+    assert history_text("R7: a note from a later release", "ko") == "R7: a note from a later release"
+
+
+def test_a_findings_summary_is_what_it_asks_for() -> None:
+    findings: list = []
+    judge_round(findings, [("sec", [
+        "1. `CORS_ALLOWED_ORIGINS = \"*\"` with credentials is what the audit will flag."
+        " Set `CORS_ALLOWED_ORIGINS` to the explicit list of our two origins.\n"
+        "2. 캐시 만료가 너무 깁니다. `CACHE_TTL`을 60초로 줄여 주세요.\n"
+        "3. `retry.py` swallows every exception.",
+    ])], None, 1)
+    assert [f.summary for f in findings] == [
+        "Set `CORS_ALLOWED_ORIGINS` to the explicit list of our two origins.",
+        "`CACHE_TTL`을 60초로 줄여 주세요.",
+        "`retry.py` swallows every exception.",  # no request: the point as it is
+    ]

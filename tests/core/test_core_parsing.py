@@ -105,3 +105,36 @@ def test_button_ids_round_trip_and_reject_foreign_values() -> None:
     assert buttons.decode(value) == (123456, 3) and len(value) <= 100
     for foreign in ("", "tribunal:esc:x:1", "other:esc:1:2", "tribunal:esc:1:2:3"):
         assert buttons.decode(foreign) is None
+
+
+@pytest.mark.parametrize(
+    ("platform", "good", "bad"),
+    [("slack", "roles owner:UOWNER reviewer:B0REVIEW,W0REV", "roles owner:UOWNER reviewer:alice"),
+     ("slack", "roles owner:UOWNER reviewer:UREV", "roles owner:@bob reviewer:UREV"),
+     ("slack", "roles owner:UOWNER reviewer:UREV", "roles owner:<#C0CHAN> reviewer:UREV"),
+     ("discord", "roles owner:<@123> reviewer:<@!456>", "roles owner:<@123> reviewer:ReviewerBot"),
+     ("discord", "roles owner:123 reviewer:456", "roles owner:123 reviewer:@reviewer")],
+)
+def test_roles_on_a_platform_take_users_not_names(platform: str, good: str, bad: str) -> None:
+    assert isinstance(parse_command(good, platform), Command)
+    refused = parse_command(bad, platform)
+    assert isinstance(refused, CommandError) and refused.key == f"err_not_a_user_{platform}"
+    # The hint, in the room's language, says how this platform names a user.
+    korean, english = refused.text("ko"), refused.text("en")
+    assert "사용자가 아닙니다" in korean and "is not a user" not in korean
+    assert "is not a user" in english and "사용자" not in english
+    assert ("Slack" if platform == "slack" else "option") in english
+    # Without a platform (replays) a plain name stays an id, as before.
+    assert isinstance(parse_command(bad.replace("<#C0CHAN>", "C0CHAN")), Command)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_usage_is_written_in_each_platforms_own_syntax(lang: str) -> None:
+    from bot.commands import usage
+
+    slack, discord, plain = usage(lang, "slack"), usage(lang, "discord"), usage(lang)
+    assert "@tribunal status" in slack and "Arbitrate this thread" in slack
+    assert "n:<n>" not in slack and "reviewer2" not in slack
+    assert "/arbiter threshold n:<n>" in discord and "reviewer2:@" in discord
+    assert "@tribunal" not in discord
+    assert "@tribunal" not in plain and "n:<n>" not in plain

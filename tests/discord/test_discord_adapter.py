@@ -380,4 +380,7 @@ async def test_a_reply_whose_interaction_was_never_answered_goes_by_dm(
     [dm] = fake_discord.find("POST", r"^/users/@me/channels$")
     assert str(dm.json["recipient_id"]) == P.ALICE
     sent = fake_discord.find("POST", r"^/channels/\d+/messages$")
-    assert sent[-1].json["content"] == "임계값: 3 → 5"
+    # A DM is read away from the room: it names the thread first.
+    assert sent[-1].json["content"].split("\n") == [
+        f"🧵 <#{P.THREAD}> · <https://discord.com/channels/{P.GUILD}/{P.THREAD}>",
+        "임계값: 3 → 5"]

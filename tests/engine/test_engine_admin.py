@@ -136,3 +136,43 @@ async def test_paused_channel_turns_are_not_judged(tmp_path) -> None:  # type: i
         assert "deadlock" not in w.kinds()
     finally:
         await w.storage.close()
+
+
+# -- which room a room subcommand is about ------------------------------------------
+
+
+async def test_a_room_subcommand_without_a_thread_says_which_room_it_is_about(
+    world: World,
+) -> None:
+    from bot.markup import plain
+
+    await world.say("alice", "please fix the login bug", thread="T1")
+    await world.say("alice", "and the logout bug too", thread="T2")
+    for name in ("status", "history"):
+        reply = await world.engine.on_command(req(name, user="alice"))
+        first = plain(reply.text).splitlines()[0]
+        # The latest room, named; the room speaks English (its task's language).
+        assert "latest thread" in first and first.endswith("#C1/T2"), first
+    named = await world.engine.on_command(req("status", user="alice", thread="T1"))
+    assert "latest thread" not in plain(named.text)
+
+
+async def test_a_room_subcommand_about_an_unseen_thread_does_nothing(world: World) -> None:
+    await world.say("alice", "please fix", thread="T1")
+    for name in ("status", "history", "summon"):
+        reply = await world.engine.on_command(req(name, thread="T404"))
+        assert not reply.ok and "받은 메시지가 없습니다" in reply.text, name
+    assert world.kinds() == []  # nothing was arbitrated
+    assert await world.storage.list_audit("console", "C1") == []
+
+
+async def test_a_thread_of_another_channel_is_refused_where_it_was_typed(
+    world: World,
+) -> None:
+    await world.say("alice", "please fix", thread="T1")
+    request = req("summon", thread="T1").model_copy(update={"typed_in": "C2"})
+    reply = await world.engine.on_command(request)
+    assert not reply.ok and "다른 채널" in reply.text
+    assert world.kinds() == []
+    same = req("status", user="alice", thread="T1").model_copy(update={"typed_in": "C1"})
+    assert (await world.engine.on_command(same)).ok  # typed in the thread's own channel

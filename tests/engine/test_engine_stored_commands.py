@@ -67,7 +67,8 @@ async def test_a_stored_summon_arbitrates_once_and_answers_once(
     rows = await world.storage._all("SELECT trigger FROM arbitrations")
     assert [r["trigger"] for r in rows] == ["manual"]
     assert [a.action for a in await world.storage.list_audit("console", "C1")] == ["summon"]
-    assert [r["text"] for r in await private_rows(world)] == ["⚖️ 중재를 요청했습니다."]
+    [reply] = await private_rows(world)  # after the line naming the room it acted on
+    assert reply["text"].splitlines()[-1] == "⚖️ 중재를 요청했습니다."
 
 
 async def test_a_read_only_command_answers_once(

@@ -95,11 +95,54 @@ def slash_command(text: str, *, user: str, response_url: str,
     return body
 
 
+def message_shortcut(*, user: str, message_ts: str, thread_ts: str | None,
+                     response_url: str, channel: str = CHANNEL,
+                     callback_id: str = "tribunal_arbitrate") -> dict[str, Any]:
+    """The message shortcut "Arbitrate this thread" used on one message
+    (`thread_ts` None: a top-level message with no thread yet)."""
+    body = fixture("message_action")
+    body["trigger_id"] = f"{next(_TRIGGERS)}.2222222222.abcdef"
+    body.update(callback_id=callback_id, message_ts=message_ts, response_url=response_url)
+    body["user"].update(id=user, username=user.lower(), name=user.lower())
+    body["channel"]["id"] = channel
+    body["message"]["ts"] = message_ts
+    if thread_ts is None:
+        body["message"].pop("thread_ts", None)
+        body["message"].pop("parent_user_id", None)
+    else:
+        body["message"]["thread_ts"] = thread_ts
+    return body
+
+
+def app_mention(text: str, *, user: str, thread_ts: str | None, ts: str | None = None,
+                channel: str = CHANNEL, bot_user: str = "UBOT"
+                ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`@tribunal <text>` as Slack delivers it: the `app_mention` event and the
+    `message` event of the same message (two deliveries, two event ids)."""
+    n = next(_counter)
+    ts = ts or f"1732871{n:03d}.{n:06d}"
+    mention = fixture("event_app_mention")
+    event = mention["event"]
+    event.update(user=user, text=f"<@{bot_user}> {text}".rstrip(), ts=ts, event_ts=ts,
+                 channel=channel)
+    event["blocks"][0]["elements"][0]["elements"] = [
+        {"type": "user", "user_id": bot_user}, {"type": "text", "text": f" {text}"}]
+    if thread_ts is None:
+        event.pop("thread_ts", None)
+        event.pop("parent_user_id", None)
+    else:
+        event["thread_ts"] = thread_ts
+    mention["event_id"] = f"EvM{n:09d}"
+    message = message_event(event["text"], user=user, thread_ts=thread_ts, ts=ts,
+                            channel=channel)
+    return mention, message
+
+
 def encode_body(body: dict[str, Any]) -> tuple[str, str]:
     """(raw body, content type) exactly as Slack sends each kind of request."""
     if body.get("type") in ("event_callback", "url_verification"):
         return json.dumps(body), "application/json"
-    if body.get("type") == "block_actions":
+    if body.get("type") in ("block_actions", "message_action", "shortcut"):
         return urlencode({"payload": json.dumps(body)}), "application/x-www-form-urlencoded"
     return urlencode(body), "application/x-www-form-urlencoded"
 
@@ -122,8 +165,8 @@ def signed_headers(raw: str, content_type: str, *, secret: str = SIGNING_SECRET,
 def socket_request(body: dict[str, Any], *, retry_attempt: int | None = None
                    ) -> SocketModeRequest:
     """The envelope Socket Mode would deliver for the same payload."""
-    kind = {"event_callback": "events_api", "block_actions": "interactive"}.get(
-        str(body.get("type")), "slash_commands")
+    kind = {"event_callback": "events_api", "block_actions": "interactive",
+            "message_action": "interactive"}.get(str(body.get("type")), "slash_commands")
     return SocketModeRequest(type=kind, envelope_id=f"env-{next(_counter)}",
                              payload=copy.deepcopy(body), retry_attempt=retry_attempt,
                              retry_reason="timeout" if retry_attempt else None)
@@ -247,5 +290,7 @@ async def start_harness(core: Any, api: FakeSlackAPI, settings: Settings) -> Har
     # port=0: any free port (TRIBUNAL_HTTP_PORT itself must be 1..65535).
     adapter = SlackAdapter(settings, core, post_interval=0, host="127.0.0.1", port=0)
     adapter.transport.pacer = virtual_pacer(api)
+    if hasattr(core, "transport") and core.transport is None:
+        core.transport = adapter.transport  # a stand-in core replies through it
     await adapter.start()
     return Harness(adapter, api)

@@ -240,9 +240,11 @@ async def test_an_acknowledged_click_is_applied_after_a_sigkill(
         ("command", 1), ("click", 1)]
 
 
-def replies(api: FakeSlackAPI, start: str) -> list[str]:
-    """The ephemeral replies posted to response_urls that start with `start`."""
-    return [r["text"] for r in api.responses if str(r.get("text", "")).startswith(start)]
+def replies(api: FakeSlackAPI, line: str) -> list[str]:
+    """The ephemeral replies posted to response_urls with a line starting with `line`
+    (a room subcommand's reply may start by naming the room it acts on)."""
+    return [r["text"] for r in api.responses
+            if any(part.startswith(line) for part in str(r.get("text", "")).splitlines())]
 
 
 async def test_acknowledged_slash_commands_survive_a_sigkill_right_after_the_200(
@@ -303,7 +305,7 @@ async def test_acknowledged_slash_commands_survive_a_sigkill_right_after_the_200
     assert rows(database, "SELECT action FROM audit_log ORDER BY id") == [
         ("roles",), ("threshold",), ("summon",)]
     assert len(replies(slack_api, "✅ 이 채널의 `stall_threshold`")) == 1
-    assert len(replies(slack_api, "⚖️")) == 1
+    assert len(replies(slack_api, "⚖️ 중재를 요청했습니다.")) == 1
     assert len(slack_api.responses) == 4  # roles, threshold, summon, status: once each
 
 

@@ -161,8 +161,10 @@ async def test_a_well_formed_event_we_do_not_listen_for_is_acknowledged(
     served: Served, core: RecordingCore, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    raw = ('{"type": "event_callback", "event_id": "Ev9", "event": {"type": "app_mention",'
-           ' "channel": "C0WATCH", "user": "UALICE", "text": "hi", "ts": "1.2"}}')
+    # (app_mention was the example until the bot took commands by mention.)
+    raw = ('{"type": "event_callback", "event_id": "Ev9", "event": {"type": "reaction_added",'
+           ' "user": "UALICE", "reaction": "eyes", "item": {"type": "message",'
+           ' "channel": "C0WATCH", "ts": "1.2"}, "event_ts": "1.3"}}')
     status, _ = await served.post(raw, JSON)
     assert status == 200  # a 404 would make Slack retry, and count it as a failure
     assert any("no listener" in r.getMessage() for r in caplog.records)

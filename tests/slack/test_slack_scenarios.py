@@ -109,6 +109,7 @@ async def test_non_admin_threshold_change_is_refused(world: World) -> None:
     assert await world.storage.get_settings("channel", f"slack:{CHANNEL}") == {}
     usage = await world.command("threshold banana", user="UADMIN", via="socket")
     assert "사용법" in usage or "Usage" in usage
+    assert "@tribunal status" in usage  # Slack's own way to name a thread
 
 
 async def test_admin_threshold_applies_to_the_next_room(world: World) -> None:

@@ -82,3 +82,77 @@ def test_slash_command_mentions_become_plain_ids() -> None:
 def test_message_ids_round_trip() -> None:
     assert translate.split_message_id("C1:123.456", "C9") == ("C1", "123.456")
     assert translate.split_message_id("123.456", "C9") == ("C9", "123.456")
+
+
+# -- commands from threads: links, the message shortcut, mentions ---------------------
+
+LINK = "https://fake.slack.com/archives/C0WATCH/p1732870800000100"
+
+
+def test_a_thread_link_names_the_thread_in_any_of_slacks_spellings() -> None:
+    reply = "https://fake.slack.com/archives/C0WATCH/p1732870805000200"
+    for text, thread in [
+        (f"status <{LINK}>", "1732870800.000100"),  # should_escape: links come in <...>
+        (f"status <{LINK}|this thread>", "1732870800.000100"),
+        (f"status {LINK}", "1732870800.000100"),
+        # "Copy link" on a reply: the reply's own ts, its thread in thread_ts
+        (f"status <{reply}?thread_ts=1732870800.000100&amp;cid=C0WATCH>", "1732870800.000100"),
+        (f"<{LINK}> summon", "1732870800.000100"),
+    ]:
+        body = {**fixture("slash_command"), "text": text}
+        req = translate.command_request(body, is_platform_admin=False)
+        assert (req.channel, req.thread, req.typed_in) == ("C0WATCH", thread, None), text
+        assert req.text in ("status", "summon"), text
+
+
+def test_a_link_to_another_channel_says_where_the_command_was_typed() -> None:
+    body = {**fixture("slash_command"),
+            "text": "status <https://fake.slack.com/archives/C0OTHER/p1732870800000100>"}
+    req = translate.command_request(body, is_platform_admin=False)
+    assert (req.channel, req.thread, req.typed_in) == ("C0OTHER", "1732870800.000100", "C0WATCH")
+
+
+def test_without_a_link_a_command_is_about_the_channel() -> None:
+    req = translate.command_request(fixture("slash_command"), is_platform_admin=False)
+    assert (req.channel, req.thread, req.text) == ("C0WATCH", None, "status")
+
+
+def test_the_message_shortcut_summons_on_the_messages_thread() -> None:
+    body = fixture("message_action")
+    req = translate.shortcut_request(body)
+    assert req is not None
+    assert (req.channel, req.thread, req.user_id, req.text) == (
+        "C0WATCH", "1732870800.000100", "UALICE", "summon")
+    del body["message"]["thread_ts"]  # a top-level message opens its own thread
+    req = translate.shortcut_request(body)
+    assert req is not None and req.thread == "1732870805.000200"
+    assert translate.shortcut_request({**body, "channel": None}) is None
+
+
+def test_an_in_thread_mention_is_a_command_about_that_thread() -> None:
+    event = fixture("event_app_mention")["event"]
+    req = translate.mention_request(event, ME)
+    assert req is not None
+    assert (req.channel, req.thread, req.text) == ("C0WATCH", "1732870800.000100", "status")
+    top = {**event, "thread_ts": None}  # at the top of the channel: about the channel
+    req = translate.mention_request(top, ME)
+    assert req is not None and req.thread is None
+    for text, command in [("<@UBOT>", ""), ("<@UBOT|tribunal>: history", "history"),
+                          ("<@UBOT> summon", "summon"), ("<@UBOT> 2", None),
+                          ("<@UBOT> what now?", None), ("hi <@UBOT> status", None),
+                          ("<@UOTHER> status", None)]:
+        assert translate.mention_command({**event, "text": text}, ME) == command, text
+
+
+def test_a_message_that_is_a_command_mention_is_not_room_talk() -> None:
+    event = {**fixture("event_message_user")["event"], "text": "<@UBOT> status"}
+    assert translate.incoming_message(event, ME) is None  # catch-up reads it too
+    event["text"] = "<@UBOT> 2"  # a digit answer that happens to mention the bot
+    assert translate.incoming_message(event, ME) is not None
+
+
+def test_a_thread_is_linked_in_its_workspace() -> None:
+    room = "slack:C0WATCH:1732870800.000100"
+    assert translate.permalink("https://fake.slack.com/", room) == f"<{LINK}>"
+    assert translate.permalink(None, room) == "<#C0WATCH>"
+    assert translate.permalink("https://x.slack.com/", "slack:<!here>:1") == "?"
