@@ -13,28 +13,24 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import telemetry
+from bot import rulings, telemetry
 from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
 from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
-from bot.i18n import history_text, resolve
+from bot.i18n import history_text, resolve, trigger_name
 from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
 from bot.state import RoomState
-from bot.transitions import Effects, Transitions
+from bot.transitions import AlreadyApplied, Effects, Transitions
 from prompts.strings import keys, t
-from storage.base import Storage, Transaction
+from storage.base import ArbitrationRow, Storage, Transaction
 
 log = logging.getLogger(__name__)
 
 _LANG: ContextVar[str | None] = ContextVar("tribunal_command_language", default=None)
 _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
-
-
-class AlreadyApplied(Exception):
-    """A stored command another task applied first (its change is rolled back)."""
 
 
 @dataclass(slots=True)
@@ -171,7 +167,7 @@ class AdminCommands:
         claim = _CLAIM.get()
         if claim is not None and not claim.taken:
             if not await tx.mark_action_processed(claim.action_id):
-                raise AlreadyApplied(claim.action_id)  # rolls the change back
+                raise AlreadyApplied(f"command {claim.action_id} is applied already")
             claim.taken = True
         await tx.add_audit(
             at=self.clock.now(),
@@ -336,9 +332,44 @@ class AdminCommands:
             # Room and model text: markers stripped, the time marked by the core.
             lines.append(
                 f"#{row.id} {moment(row.created_at)} {row.verdict}"
-                f" [{row.trigger}, {row.source}] {strip(first)}"
+                f" [{trigger_name(row.trigger, self.lang)}, {self._source(row.source)}]"
+                f" {strip(first)}"
             )
+            lines.extend(f"    {line}" for line in await self._history_details(row))
         return CommandReply(text="\n".join(lines))
+
+    def _source(self, source: str | None) -> str:
+        """Where a verdict came from, in words (an unknown code, as stored)."""
+        key = f"source_{source}"
+        return self._t(key) if source and key in keys() else (source or "-")
+
+    async def _history_details(self, row: ArbitrationRow) -> list[str]:
+        """Under a verdict: its ruling on findings, and the human's answer (and
+        the ruling that answer made) when it escalated."""
+        out = []
+        if row.ruling:
+            applied = row.ruling.get("applied", True)
+            key = "ruling_sentence" if applied else "history_ruling_unapplied"
+            out.append(rulings.sentence(row.ruling, self.lang, key))
+        if row.verdict != "ESCALATE":
+            return out
+        answer = await self.storage.get_escalation(row.id)
+        if answer is None or answer.status == "cancelled":
+            return out
+        if answer.status != "answered" or answer.answered_at is None:
+            out.append(self._t("history_waiting"))
+            return out
+        by, at = mention(answer.answered_by or "?"), moment(answer.answered_at)
+        if answer.answer_option is not None:
+            out.append(self._t("history_answer", by=by, at=at, n=answer.answer_option,
+                               label=answer.answer_label or ""))
+        else:
+            text = " ".join((answer.answer_text or "").split())
+            out.append(self._t("history_answer_text", by=by, at=at,
+                               text=text if len(text) <= 120 else text[:119] + "…"))
+        if answer.answer_ruling:
+            out.append(rulings.sentence(answer.answer_ruling, self.lang, "history_user_ruling"))
+        return out
 
     async def configure_channel(
         self,

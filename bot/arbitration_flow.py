@@ -1,20 +1,31 @@
-"""From a recorded deadlock to a posted verdict (DESIGN §4 flow).
+"""From a recorded deadlock to a posted verdict.
 
 The arbitration row exists before anything is called; each step is written
 down before the next, so a restart resumes where the crash stopped and the
 verdict is enqueued exactly once. The room's unit of work is held to start
 the arbitration and to record its verdict, never across the model call;
 meanwhile the room's stored messages wait (`RoomState.arbitrating`).
+
+Several instances on one database: an instance claims the arbitration
+(`claim_arbitration`, a lease of `TRIBUNAL_LEASE_SECONDS` and a new fencing
+token) in the unit that starts it, renews the lease while the model thinks,
+and writes the arbitration's work (its status, the verdict, its posts) only
+in units whose first write is fenced by that token: once another instance
+has taken the arbitration over (the lease ran out: this one died or
+stalled), those writes change nothing and the model's answer is dropped. A
+model call may so be made twice; a post never is.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from datetime import timedelta
+from typing import Any, TypeVar
 
-from bot import telemetry
+from bot import rulings, telemetry
 from bot.arbiter.base import ArbitrationOutcome
 from bot.arbiter.fallback import deterministic_escalation
 from bot.arbiter.service import Arbitrator
@@ -23,13 +34,12 @@ from bot.clock import Clock
 from bot.config import Settings
 from bot.context_loader import load_context
 from bot.detection import Deadlock
-from bot.ledger import Finding
+from bot.instances import MAX_BEAT_SECONDS
 from bot.models import (
     EscalationStatus,
     MessageKind,
     OutgoingMessage,
     RoomKey,
-    Ruling,
     Trigger,
     VerdictKind,
     VerdictSource,
@@ -41,6 +51,12 @@ from storage.base import EscalationRow, Storage
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
+
+class LeaseLost(Exception):
+    """Another instance took the arbitration over: this one writes nothing more."""
+
 
 class ArbitrationFlow:
     """Runs one arbitration at a time per call; the engine decides when."""
@@ -48,7 +64,7 @@ class ArbitrationFlow:
     def __init__(
         self, *, storage: Storage, clock: Clock, channels: ChannelDirectory, outbox: Outbox,
         arbitrator: Arbitrator, settings: Settings, emit: Callable[[dict[str, Any]], None],
-        room_language: Callable[[RoomKey], Awaitable[str]],
+        room_language: Callable[[RoomKey], Awaitable[str]], instance_id: str,
     ) -> None:
         self.room_language = room_language  # bot.i18n: the language the room is written in
         self.storage = storage
@@ -58,10 +74,15 @@ class ArbitrationFlow:
         self.arbitrator = arbitrator
         self.settings = settings
         self.emit = emit
+        self.instance_id = instance_id
+        self.lease = timedelta(seconds=settings.lease_seconds)
+        # Renewed thrice per lease at least: two missed beats still hold it.
+        self.renew_every = min(MAX_BEAT_SECONDS, settings.lease_seconds / 3)
 
     async def run(self, room: RoomKey, arbitration_id: int) -> None:
-        """Carry one arbitration to its verdict: a unit to start it, the model
-        call outside any unit, a fresh unit for the verdict."""
+        """Carry one arbitration to its verdict: a unit to claim and start it,
+        the model call outside any unit (the lease renewed meanwhile), a fresh
+        unit for the verdict."""
         storage = self.storage
         row = await storage.get_arbitration(arbitration_id)
         if row is None or row.status in ("done", "cancelled"):
@@ -70,6 +91,15 @@ class ArbitrationFlow:
         language = await self.room_language(room)
         values = {**values, "language": language}  # the prompt asks for the room's language
         async with storage.room(room.id) as unit:
+            now = self.clock.now()
+            claimed = await unit.claim_arbitration(
+                arbitration_id, self.instance_id, now, now + self.lease
+            )
+            if claimed is None:
+                # Finished meanwhile, or another instance runs it under a live
+                # lease: it records the verdict (or it is taken over from it).
+                return
+            row, fence = claimed, claimed.fence  # what the last holder left, fresh
             state = load(unit)
             stale = None
             if (
@@ -82,10 +112,12 @@ class ArbitrationFlow:
             elif row.epoch != state.epoch and row.progress_outbox_id is None:
                 # A verdict or a human message started a new epoch since: moot.
                 stale = f"epoch {row.epoch} ended (room is at epoch {state.epoch})"
+            # The claim above locked the row for this unit: these fenced
+            # writes cannot be refused.
             if stale is not None:
                 await unit.update_arbitration(
-                    arbitration_id, status="cancelled", finished_at=self.clock.now(),
-                    overrides=[stale],
+                    arbitration_id, fence=fence, status="cancelled",
+                    finished_at=self.clock.now(), overrides=[stale],
                 )
                 Transitions.arbitration_ended(state, arbitration_id)
                 await save(unit, room, state, self.clock.now(), Effects())
@@ -98,7 +130,7 @@ class ArbitrationFlow:
                     room.id, "progress", progress.model_dump(mode="json"), self.clock.now()
                 )
                 await unit.update_arbitration(
-                    arbitration_id, status="running", progress_outbox_id=progress_id
+                    arbitration_id, fence=fence, status="running", progress_outbox_id=progress_id
                 )
             await save(unit, room, state, self.clock.now(), Effects())
         self.outbox.note(room.id)
@@ -114,7 +146,13 @@ class ArbitrationFlow:
             human_messages=self.settings.human_messages,
         )
         try:
-            outcome = await self.arbitrator.arbitrate(ctx)
+            outcome = await self._holding_lease(
+                arbitration_id, fence, self.arbitrator.arbitrate(ctx)
+            )
+        except LeaseLost:
+            log.warning("arbitration %s was taken over by another instance; its model "
+                        "call here is dropped", arbitration_id)
+            return
         except Exception as exc:  # the arbitrator must not raise; if it does, fail closed
             log.exception("arbitrator failed for room %s", room.id)
             outcome = ArbitrationOutcome(
@@ -127,8 +165,12 @@ class ArbitrationFlow:
             )
         latency = outcome.latency_ms or int((time.monotonic() - started) * 1000)
         try:
-            await self._record(room, arbitration_id, deadlock.trigger, progress_id,
+            await self._record(room, arbitration_id, fence, deadlock.trigger, progress_id,
                                outcome, latency, language)
+        except LeaseLost:
+            log.warning("arbitration %s was taken over by another instance before its "
+                        "verdict was recorded here; not recorded", arbitration_id)
+            return
         except Exception as exc:
             # Whatever made this verdict unrecordable, the humans still get a
             # decision to make, and the arbitration does not stay `running`
@@ -149,16 +191,50 @@ class ArbitrationFlow:
                            f"recording the verdict failed: {type(exc).__name__}"],
             )
             try:
-                await self._record(room, arbitration_id, deadlock.trigger, progress_id,
+                await self._record(room, arbitration_id, fence, deadlock.trigger, progress_id,
                                    fallback, latency, language)
+            except LeaseLost:
+                return
             except Exception:
                 log.exception("recording the fallback of arbitration %s failed too", arbitration_id)
-                await self._give_up(room, arbitration_id, progress_id, language, exc)
+                await self._give_up(room, arbitration_id, fence, progress_id, language, exc)
         self.outbox.note(room.id)
         await self.outbox.flush(room.id)
 
+    async def _holding_lease(self, arbitration_id: int, fence: int, work: Awaitable[T]) -> T:
+        """Await `work` (the model call), renewing the lease every few seconds.
+
+        Raises LeaseLost, with the call cancelled, as soon as a renewal finds
+        the arbitration taken over: its answer could not be recorded anyway.
+        A renewal that fails for another reason (the database away for a
+        moment) is logged and retried at the next beat; fencing still keeps a
+        late verdict out if the lease runs out meanwhile.
+        """
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=self.renew_every)
+                if done:
+                    return task.result()
+                now = self.clock.now()
+                try:
+                    async with self.storage.transaction() as tx:
+                        held = await tx.renew_arbitration(
+                            arbitration_id, self.instance_id, fence, now + self.lease
+                        )
+                except Exception as exc:
+                    log.warning("arbitration %s: lease not renewed (%s); trying again",
+                                arbitration_id, exc)
+                    continue
+                if not held:
+                    raise LeaseLost(arbitration_id)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
     async def _give_up(
-        self, room: RoomKey, arbitration_id: int, progress_id: int, language: str,
+        self, room: RoomKey, arbitration_id: int, fence: int, progress_id: int, language: str,
         error: Exception,
     ) -> None:
         """Not even the deterministic ESCALATE could be recorded: end the arbitration.
@@ -169,14 +245,16 @@ class ArbitrationFlow:
         failing, and recovery retrying later is the right thing.
         """
         async with self.storage.room(room.id) as unit:
-            await unit.update_arbitration(
-                arbitration_id, status="cancelled", finished_at=self.clock.now(),
+            if not await unit.update_arbitration(
+                arbitration_id, fence=fence, status="cancelled", finished_at=self.clock.now(),
                 overrides=[f"no verdict could be recorded: {type(error).__name__}"],
-            )
+            ):
+                return  # taken over meanwhile: the new holder ends it
             state = load(unit)
             Transitions.arbitration_ended(state, arbitration_id)
             await save(unit, room, state, self.clock.now(), Effects())
-        # The room is not left reading "judging..." forever.
+        # The room is not left reading "judging..." forever. (Cancelled above
+        # under this lease: no other instance writes this arbitration now.)
         notice = OutgoingMessage(kind=MessageKind.NOTICE, text=t("arbiter_gave_up", language))
         try:
             async with self.storage.transaction() as tx:
@@ -187,18 +265,26 @@ class ArbitrationFlow:
                           arbitration_id)
 
     async def _record(
-        self, room: RoomKey, arbitration_id: int, trigger: Trigger,
+        self, room: RoomKey, arbitration_id: int, fence: int, trigger: Trigger,
         progress_id: int, outcome: ArbitrationOutcome, latency: int, language: str,
     ) -> None:
-        """The verdict, its post, its escalation and the room's new state: one unit."""
+        """The verdict, its post, its escalation and the room's new state: one
+        unit, whose first write is fenced (LeaseLost, nothing written, when the
+        arbitration was taken over)."""
         verdict = outcome.verdict
         escalate = verdict.kind is VerdictKind.ESCALATE
         channel = await self.channels.get(room.platform, room.channel)
         async with self.storage.room(room.id) as unit:
             state = load(unit)
-            if verdict.ruling is not None:
+            # The model's valid ruling is stored even when a guardrail overrode
+            # the verdict (then `verdict.ruling` is None: recorded, not applied).
+            ruled = verdict.ruling or outcome.ruling
+            stored_ruling = None if ruled is None else rulings.record(
+                state.findings, ruled.upheld, ruled.retired, applied=verdict.ruling is not None
+            )
+            if verdict.ruling is not None and stored_ruling is not None:
                 # People read which demand stands, not the two raw lines.
-                sentence = ruling_sentence(state.findings, verdict.ruling, language)
+                sentence = rulings.sentence(stored_ruling, language)
                 verdict = verdict.model_copy(update={"text": f"{verdict.text}\n\n{sentence}"})
             message = OutgoingMessage(
                 kind=MessageKind.VERDICT,
@@ -208,8 +294,9 @@ class ArbitrationFlow:
                 mention_user_ids=[state.requester] if escalate and state.requester else [],
             )
             now = self.clock.now()
-            await unit.update_arbitration(
+            recorded = await unit.update_arbitration(
                 arbitration_id,
+                fence=fence,
                 status="done",
                 prompt_chars=outcome.prompt_chars,
                 backend=outcome.backend,
@@ -223,7 +310,10 @@ class ArbitrationFlow:
                 overrides=outcome.overrides,
                 latency_ms=latency,
                 finished_at=now,
+                ruling=stored_ruling,
             )
+            if not recorded:
+                raise LeaseLost(arbitration_id)  # rolls the unit back: it wrote nothing
             outbox_id = await unit.enqueue(
                 room.id, "verdict", message.model_dump(mode="json"), now, edit_of=progress_id
             )
@@ -257,14 +347,3 @@ class ArbitrationFlow:
             event["ruling"] = {"upheld": verdict.ruling.upheld, "retired": verdict.ruling.retired}
         self.emit(event)
 
-
-def ruling_sentence(findings: list[Finding], ruling: Ruling, language: str) -> str:
-    """The plain sentence that replaces `UPHELD:` / `RETIRED:` in the posted verdict."""
-    by_label = {f.label: f for f in findings}
-
-    def summary(label: str) -> str:
-        finding = by_label.get(label)
-        return f"{finding.author}: {finding.summary[:80]}" if finding else label
-
-    return t("ruling_sentence", language, upheld=ruling.upheld, retired=ruling.retired,
-             upheld_summary=summary(ruling.upheld), retired_summary=summary(ruling.retired))

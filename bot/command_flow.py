@@ -30,13 +30,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from bot import faults
-from bot.admin import AdminCommands, AlreadyApplied, Claim
+from bot.admin import AdminCommands, Claim
 from bot.clock import Clock
 from bot.escalation_flow import enqueue_private
 from bot.faults import armed
 from bot.models import CommandRequest, RoomKey
 from bot.outbox import Outbox
 from bot.ports import Applying, ChecksAdmins, Transport
+from bot.transitions import AlreadyApplied
 from storage.base import ActionRow, Storage
 
 log = logging.getLogger(__name__)

@@ -188,9 +188,10 @@ class Settings(BaseSettings):
     turn_quiet_seconds: QuietSeconds = 3.0
     reminder_after: ReminderAfter = 4 * 3600.0
 
-    # Accepted now, used by features that come later (see README).
     progress_judge: Literal["rules", "llm"] = "rules"
     progress_judge_timeout: float = Field(default=10.0, gt=0, le=600)
+    # Several reviewers: a reviewer turn waits this long in silence for the
+    # task's reviewers who have not spoken in it yet (bot.transitions.turn_thresholds).
     reviewer_wait_seconds: float = Field(default=300.0, gt=0, le=86_400)
     lease_seconds: float = Field(default=30.0, ge=5, le=3600)
     human_messages: int = Field(default=20, ge=1, le=500)

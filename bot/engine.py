@@ -44,11 +44,20 @@ from bot.models import (
     RoomKey,
 )
 from bot.outbox import Outbox
+from bot.pacing import SharedPacing
 from bot.ports import Applying, EventListener, Transport
 from bot.state import RoomState
-from bot.transitions import Effects, RoomContext, Transitions
+from bot.transitions import (
+    AlreadyApplied,
+    Effects,
+    RoomContext,
+    Transitions,
+    load,
+    turn_thresholds,
+    waits_for_reviewers,
+)
 from prompts.strings import t
-from storage.base import ActionRow, Storage
+from storage.base import ActionRow, ArbitrationRow, Storage, held_by_another
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +84,14 @@ class Engine:
         self.instance = Instance(storage, self.clock, settings.lease_seconds)
         self.outbox = Outbox(storage, self.transports, self.clock,
                              instance_id=self.instance.id, lease_seconds=settings.lease_seconds)
+        # The platforms' rate limits count every instance's calls (adapters
+        # pace through it: bot.ports.SharesPacing).
+        self.pacing = SharedPacing(storage)
         self.transitions = Transitions(self.clock, settings.admin_ids)
         self.arbitration = ArbitrationFlow(
             storage=storage, clock=self.clock, channels=self.channels, outbox=self.outbox,
             arbitrator=arbitrator or Arbitrator(settings), settings=settings, emit=self.emit,
-            room_language=self.room_language,
+            room_language=self.room_language, instance_id=self.instance.id,
         )
         self.reminders = Reminders(storage, self.channels, self.clock, self.room_language)
         self.admin = AdminCommands(
@@ -92,9 +104,10 @@ class Engine:
             storage=storage, clock=self.clock, admin=self.admin, outbox=self.outbox,
             transports=self.transports, spawn=self.spawn,
         )
-        # Rooms with an open turn -> its last message (None: not known yet), so
-        # `tick()` opens a unit only for turns that may have gone quiet.
-        self.open_turns: dict[str, datetime | None] = {}
+        # Rooms with an open turn -> its last message and whether it waits for
+        # other reviewers (None: not known yet), so `tick()` opens a unit only
+        # for turns that may have gone quiet.
+        self.open_turns: dict[str, tuple[datetime, bool] | None] = {}
         self.catching_up: set[str] = set()
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
@@ -103,6 +116,12 @@ class Engine:
         # Arbitrations this process is carrying now: recovery leaves them alone.
         self._arbitrating: set[int] = set()
         self._last_recovery: datetime | None = None
+        # Messages, clicks and open turns another instance left behind are
+        # looked for this often; arbitrations whose lease ran out at every
+        # heartbeat (`tick`), so a dead instance's arbitration is taken over
+        # within its lease and a beat.
+        self.recovery_every = min(RECOVERY_EVERY, timedelta(seconds=settings.lease_seconds))
+        self._turns_read = False
         self._closing = False
 
     # -- wiring -----------------------------------------------------------
@@ -125,30 +144,59 @@ class Engine:
         Each room resumes in its own task (a resumed model call can take
         minutes; the adapters must not wait for it). `drain()` waits for them.
         """
-        for room_id in await self.storage.rooms_with_open_turns():
-            self.open_turns.setdefault(room_id, None)
-        await self.recover()
+        await self.recover()  # open turns included
         await self.outbox.flush()
 
     async def recover(self) -> None:
         """Finish arbitrations and messages left unfinished, room by room.
 
         Called at start and from `tick()`: an exception after a commit (or a
-        crash) must not strand a room until the next restart. Applying a
+        crash, or another instance dying) must not strand a room. Applying a
         room's messages twice at once is harmless (each unit takes the oldest
-        one left), so only the arbitrations carried now are skipped.
+        one left, and marks it applied by a compare-and-set), so only the
+        arbitrations carried now, here or under another instance's live
+        lease, are skipped. Rooms with an open turn are looked at again: the
+        instance that would have closed it may be gone.
         """
         rooms: dict[str, list[int]] = {}
-        for row in await self.storage.unfinished_arbitrations():
+        for row in await self._arbitrations_to_take():
             rooms.setdefault(row.room_id, []).append(row.id)
         for message in await self.storage.unprocessed_messages():
             rooms.setdefault(message.room_id, [])
         for room_id, arbitration_ids in rooms.items():
-            if any(a in self._arbitrating for a in arbitration_ids):
-                continue
             self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
         for action in await self.storage.unprocessed_actions():
             self.spawn(self.apply_action(action))  # applied once: a compare-and-set
+        if not self._turns_read or await self._others_registered():
+            # At start; then only while other instances share the database
+            # (alone, this process knows every open turn it made).
+            for room_id in await self.storage.rooms_with_open_turns():
+                self.open_turns.setdefault(room_id, None)  # `close_turns` reads its state
+            self._turns_read = True
+
+    async def _others_registered(self) -> bool:
+        return any(row.id != self.instance.id for row in await self.storage.instances())
+
+    async def take_over_arbitrations(self) -> None:
+        """Run the arbitrations no live lease holds (their instance died or
+        stopped, or a crash came between creating and claiming one)."""
+        for row in await self._arbitrations_to_take():
+            self.spawn(self.resume_arbitration(RoomKey.parse(row.room_id), row.id))
+
+    async def _arbitrations_to_take(self) -> list[ArbitrationRow]:
+        """Unfinished arbitrations neither carried here nor held by another
+        instance's live lease. (The claim decides; this spares the units.)"""
+        rows = await self.storage.unfinished_arbitrations()
+        if not rows:
+            return []
+        now = self.clock.now()
+        registered = {row.id for row in await self.storage.instances()}
+        return [
+            row for row in rows
+            if row.id not in self._arbitrating
+            and not held_by_another(row.claimed_by, row.lease_until, self.instance.id, now,
+                                    registered)
+        ]
 
     async def _recover_room(self, room: RoomKey, arbitration_ids: list[int]) -> None:
         for arbitration_id in arbitration_ids:
@@ -227,7 +275,7 @@ class Engine:
             rows = await self.storage.unprocessed_messages(room.id)
             if not rows or (
                 Role(rows[0].role) is Role.REVIEWER
-                and not detection.is_quiet(turn, rows[0].ts, ctx.thresholds)
+                and not detection.is_quiet(turn, rows[0].ts, turn_thresholds(state, ctx))
             ):
                 return ctx  # the reviewer turn goes on: nothing closes
         copy = state.model_copy(deep=True)
@@ -263,6 +311,7 @@ class Engine:
             channel, thresholds, values,
             configured_language=await self.channels.configured_language(room),
             default_language=self.settings.language,
+            reviewer_wait_seconds=self.settings.reviewer_wait_seconds if self.quiet_close else None,
         )
 
     async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
@@ -273,17 +322,24 @@ class Engine:
         `platform_order` (catch-up) goes by the platform's order instead of the
         stored one: missed messages are stored after live ones that came later.
         """
+        # Stored messages need no claim of their own (their claim columns stay
+        # empty): the room's unit is serialized cluster-wide and a message is
+        # marked applied in the unit that applies it, by a compare-and-set, so
+        # several instances applying one room at once apply each message once.
         while True:
             ctx = await self.judged(room, await self.context(room))
-            async with self.storage.room(room.id) as unit:
-                rows = await unit.unprocessed_messages()
-                if not rows:
-                    return
-                if platform_order:
-                    # Time, then id: a Slack ts and a Discord snowflake both
-                    # order by length, then digits.
-                    rows.sort(key=lambda r: (r.ts, len(r.message_id), r.message_id))
-                effects = await self.transitions.message(unit, room, rows[0], ctx)
+            try:
+                async with self.storage.room(room.id) as unit:
+                    rows = await unit.unprocessed_messages()
+                    if not rows:
+                        return
+                    if platform_order:
+                        # Time, then id: a Slack ts and a Discord snowflake both
+                        # order by length, then digits.
+                        rows.sort(key=lambda r: (r.ts, len(r.message_id), r.message_id))
+                    effects = await self.transitions.message(unit, room, rows[0], ctx)
+            except AlreadyApplied:
+                continue  # another unit applied it (rolled back here): read again
             if effects is None:
                 return  # held by an arbitration: its task goes on after the verdict
             hit("after_apply")
@@ -299,7 +355,7 @@ class Engine:
         """What a committed transition asked for: reports, arbitrations, posts."""
         if effects.saved:
             if effects.open_turn_at is not None:
-                self.open_turns[room.id] = effects.open_turn_at
+                self.open_turns[room.id] = (effects.open_turn_at, effects.open_turn_waits)
             else:
                 self.open_turns.pop(room.id, None)
         effects.run_reports(self.emit)
@@ -461,9 +517,14 @@ class Engine:
         for room_id in list(rooms if rooms is not None else self.open_turns):
             room = RoomKey.parse(room_id)
             ctx = await self.context(room)
-            last_at = self.open_turns.get(room_id)
-            if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
-                if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
+            known = self.open_turns.get(room_id)
+            quiet = ctx.thresholds.turn_quiet_seconds
+            if not force and known is not None and quiet is not None:
+                last_at, waits = known
+                if waits and ctx.reviewer_wait_seconds is not None:
+                    # Several reviewers: the turn waits for the others (§3).
+                    quiet = max(quiet, ctx.reviewer_wait_seconds)
+                if (self.clock.now() - last_at).total_seconds() < quiet:
                     continue  # not quiet yet: next tick
             if ctx.channel.paused:
                 continue  # a paused channel is not watched: its turns are not judged
@@ -472,15 +533,24 @@ class Engine:
                 effects = await self.transitions.close_turn(
                     unit, room, ctx, force=force, at_eof=at_eof
                 )
+                stored = load(unit) if effects is None else None
             if effects is not None:
                 await self._run(room, effects, inline=at_eof)
+            elif stored is None or stored.open_turn is None:
+                # Closed (or never open) as stored: another instance may have
+                # applied the room's later messages.
+                self.open_turns.pop(room_id, None)
+            else:  # the stored turn's latest message
+                self.open_turns[room_id] = (stored.open_turn.last_at,
+                                            waits_for_reviewers(stored))
 
     async def tick(self) -> None:
         try:
-            await self.instance.heartbeat()
+            if await self.instance.heartbeat():
+                await self.take_over_arbitrations()
             await self.close_turns()
             now = self.clock.now()
-            if self._last_recovery is None or now - self._last_recovery >= RECOVERY_EVERY:
+            if self._last_recovery is None or now - self._last_recovery >= self.recovery_every:
                 self._last_recovery = now
                 await self.recover()
             for room_id in await self.reminders.send(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot import rulings
 from bot.channels import ChannelDirectory
 from bot.clock import Clock
 from bot.escalation import Rejection, confirmation_text, decided_note
@@ -38,6 +39,11 @@ class Reply:
     def starts_epoch(self) -> bool:
         return self.kind is not None
 
+    @property
+    def ends_task(self) -> bool:
+        """The chosen option stops the task (`Option.ends_task`)."""
+        return self.kind is not None and self.option is not None and self.option.ends_task
+
 
 async def decide(
     unit: Transaction, room: RoomKey, state: RoomState, reply: Reply, now: datetime
@@ -47,6 +53,7 @@ async def decide(
     False when another answer won; then nothing was written.
     """
     assert reply.kind is not None
+    ruling = chosen_ruling(state, reply.option) if reply.option is not None else None
     won = await unit.answer_escalation(
         reply.escalation.id,
         option=reply.option.n if reply.option else None,
@@ -55,21 +62,23 @@ async def decide(
         kind=reply.kind.value,
         by=reply.by,
         at=now,
+        # Stored with the answer, so `/arbiter history` shows what the human ruled.
+        ruling=None if ruling is None else rulings.record(state.findings, *ruling),
     )
     if not won:
         return False
     await unit.cancel_other_escalations(room.id, keep=reply.escalation.id)
-    if reply.option is not None:
-        reply.ruling = chosen_ruling(state, reply.option)
-        if reply.ruling is not None:
-            # "Keep F1 (F3 no longer applies)": the human ruled as an arbiter would.
-            apply_ruling(state.findings, *reply.ruling, state.task_rounds)
+    reply.ruling = ruling
+    if ruling is not None:
+        # "Keep F1 (F3 no longer applies)": the human ruled as an arbiter would.
+        apply_ruling(state.findings, *ruling, state.task_rounds)
     state.awaiting_escalation = None
     state.decided_turn_seq = state.turn_seq
-    confirmation = OutgoingMessage(
-        kind=MessageKind.CONFIRMATION,
-        text=confirmation_text(reply.option, reply.text, reply.language),
-    )
+    text = confirmation_text(reply.option, reply.text, reply.language)
+    if reply.ends_task:
+        # The caller ends the task (bot.transitions); the agents read it here.
+        text = f"{text}\n{t('task_stopped', reply.language)}"
+    confirmation = OutgoingMessage(kind=MessageKind.CONFIRMATION, text=text)
     await unit.enqueue(room.id, "confirmation", confirmation.model_dump(mode="json"), now)
     original_id = reply.escalation.verdict_outbox_id
     original = await unit.get_outbox(original_id) if original_id else None
@@ -125,6 +134,8 @@ def announce(room: RoomKey, reply: Reply) -> dict[str, Any]:
         }
         if reply.ruling is not None:
             event["ruling"] = {"upheld": reply.ruling[0], "retired": reply.ruling[1]}
+        if reply.ends_task:
+            event["task_ended"] = True
         return event
     return {
         "event": "answer_rejected",

@@ -73,16 +73,18 @@ class Instance:
         self._last_beat = now
         log.info("instance %s registered (%s, pid %s)", self.id, self.host, self.pid)
 
-    async def heartbeat(self) -> None:
-        """Renew `last_seen` when a beat is due (called from `tick()`)."""
+    async def heartbeat(self) -> bool:
+        """Renew `last_seen` when a beat is due (called from `tick()`); True when
+        it beat (the engine then looks for leases that ran out)."""
         now = self.clock.now()
         if not self.registered or (
             self._last_beat is not None and now - self._last_beat < self.beat_every
         ):
-            return
+            return False
         async with self.storage.transaction() as tx:
             await tx.save_instance(self._row(now))
         self._last_beat = now
+        return True
 
     async def remove(self) -> None:
         if not self.registered:

@@ -39,6 +39,7 @@ from bot.findings import (
     score,
     starts_new_point,
     summary,
+    topic,
     values,
 )
 
@@ -430,10 +431,7 @@ def _judge_author(
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
             author=author,
-            # What it asks for, where the point says so ("Set X to the list"),
-            # rather than its first sentence (often the problem it found): the
-            # summary names the demand in rulings, options and `/arbiter status`.
-            summary=summary(requests(point_text[point].strip())),
+            summary=_summary(text, point_text[point].strip()),
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
@@ -476,6 +474,19 @@ def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -
         return [f for f in open_before if f.label not in settled]
     # No selector ("as I said last time"): every finding still open.
     return [f for f in open_before if f.label not in settled]
+
+
+def _summary(first: str, point: str) -> str:
+    """What a finding asks for, where its point says so ("Set X to the list"),
+    rather than its first sentence (often the problem found): the summary names
+    the demand in rulings, options and `/arbiter status`. A request that names
+    nothing ("1분으로 줄여 주십시오") keeps the sentence that says what it is about."""
+    asked = requests(point)
+    if asked == point:
+        return summary(first)
+    if any(a.startswith(("path:", "code:")) for a in topic(asked).anchors):
+        return summary(asked)
+    return summary(first if len(first) > 100 else f"{first} {asked}")
 
 
 def _apply(

@@ -148,6 +148,10 @@ class Option(BaseModel):
     n: int
     label: RepairedStr
     consequence: RepairedStr = ""
+    # Chosen, this option ends the task (the deterministic ESCALATE's "stop the
+    # task"): the ledger and counters are dropped and the next human message
+    # starts a new task. Stored with the escalation's options.
+    ends_task: bool = False
 
 
 class Ruling(BaseModel):

@@ -16,7 +16,11 @@ as sent instead of being posted again.
 Several instances on one database: a room's due posts are claimed for this
 instance (`Storage.claim_outbox`, a lease of `TRIBUNAL_LEASE_SECONDS`) before
 they are sent, so two processes never send the same row; recording a send
-attempt releases the row's claim.
+attempt releases the row's claim. The lease is renewed while the room's posts
+go out (waiting for the platform's pace can outlast it), so it runs out only
+when the instance died or stalled; a post taken over from another instance's
+claim may have reached the platform before that instance could record it, so
+it is looked for before it is posted, as after a crash.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from datetime import timedelta
 
 from bot import faults, telemetry
 from bot.clock import Clock
+from bot.instances import MAX_BEAT_SECONDS
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import FindsPosts, RepliesPrivately, Transport, TransportError
 from storage.base import OutboxRow, Storage
@@ -55,6 +60,7 @@ class Outbox:
         self.storage = storage
         self.instance_id = instance_id
         self.lease = timedelta(seconds=lease_seconds)
+        self.renew_every = min(MAX_BEAT_SECONDS, lease_seconds / 3)
         self.transports = transports
         self.clock = clock
         # Rows created before this moment may have been posted by a process
@@ -92,9 +98,28 @@ class Outbox:
             claimed = await self.storage.claim_outbox(
                 room_id, self.instance_id, now, now + self.lease
             )
-            for row in claimed:
-                if not await self._send(row):
-                    break
+            if not claimed:
+                return
+            renewing = asyncio.create_task(self._renew(room_id))
+            try:
+                for row in claimed:
+                    if not await self._send(row):
+                        break
+            finally:
+                renewing.cancel()
+                await asyncio.gather(renewing, return_exceptions=True)
+
+    async def _renew(self, room_id: str) -> None:
+        """Keep this instance's claims on the room's posts while they go out."""
+        while True:
+            await asyncio.sleep(self.renew_every)
+            try:
+                async with self.storage.transaction() as tx:
+                    await tx.renew_outbox(room_id, self.instance_id,
+                                          self.clock.now() + self.lease)
+            except Exception as exc:
+                log.warning("outbox claims of room %s not renewed (%s); trying again",
+                            room_id, exc)
 
     async def _send(self, row: OutboxRow) -> bool:
         """Try one post; True when the room may go on to its next post."""
@@ -147,13 +172,13 @@ class Outbox:
     ) -> str | None:
         """Our post of this row, if an earlier attempt reached the platform.
 
-        Asked only when that can be (a row from before this start, or one
-        tried before), and only of new posts: an edit says the same thing
-        however often it is made.
+        Asked only when that can be (a row from before this start, one tried
+        before, or one taken over from another instance), and only of new
+        posts: an edit says the same thing however often it is made.
         """
         if row.edit_of is not None or not isinstance(transport, FindsPosts):
             return None
-        if row.attempts == 0 and row.created_at >= self.started_at:
+        if row.attempts == 0 and row.created_at >= self.started_at and row.taken_from is None:
             return None
         found = await transport.find_post(room, message, row.created_at - LOOKUP_MARGIN)
         if found is not None:

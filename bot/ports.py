@@ -89,6 +89,22 @@ class RepliesPrivately(Protocol):
         ...
 
 
+class Pacing(Protocol):
+    """Pacing shared by every instance on the database (`bot.pacing`)."""
+
+    async def reserve(self, key: str, spacing: float) -> datetime | None:
+        """Take the next moment for a call of `key` (None: pace alone this time)."""
+        ...
+
+    def until(self, moment: datetime) -> float:
+        """Seconds from now to `moment` (0 when it has passed)."""
+        ...
+
+    async def done(self, key: str, spacing: float) -> None:
+        """The call ended: the next of `key` may start `spacing` seconds from now."""
+        ...
+
+
 @runtime_checkable
 class ChecksAdmins(Protocol):
     """A transport that can say whether a user is an admin of the platform.
@@ -99,6 +115,14 @@ class ChecksAdmins(Protocol):
     """
 
     async def is_platform_admin(self, user_id: str) -> bool: ...
+
+
+@runtime_checkable
+class SharesPacing(Protocol):
+    """A core whose platform calls are paced together with every other instance
+    on its database (the engine); an adapter given one paces through it."""
+
+    pacing: Pacing
 
 
 EventListener = Callable[[dict[str, Any]], None]

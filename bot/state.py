@@ -75,6 +75,9 @@ class RoomState(BaseModel):
     task_rounds: int = 0  # completed rounds in this task (the ledger's history)
     carry_progress: bool = False  # a reviewer turn that completed no round raised something
     findings: list[Finding] = Field(default_factory=list)  # the task's ledger
+    # Reviewers who have posted in this task: with several, a reviewer turn
+    # waits for all of them (up to `reviewer_wait_seconds`, §3).
+    task_reviewers: list[str] = Field(default_factory=list)
     fired: list[Trigger] = Field(default_factory=list)
     # Arbitrations in flight: the room's stored messages wait for their verdicts.
     arbitrating: list[int] = Field(default_factory=list)

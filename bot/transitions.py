@@ -20,7 +20,7 @@ answer wins, and a new epoch for the room.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -55,6 +55,10 @@ class RoomContext:
     # language (`language_of`, bot.i18n), without another read of the state.
     configured_language: str | None = None
     default_language: str = "ko"
+    # Several reviewers (§3): how long a reviewer turn that some reviewer of
+    # the task has not spoken in yet stays open in silence (None: no timer,
+    # as in a replay, where turns close at a role change or the end of input).
+    reviewer_wait_seconds: float | None = None
     # The progress judge's answers for the turn this transition closes, and
     # the record of that call (bot/arbiter/judge.py; None: rules only).
     decisions: dict[str, str] | None = None
@@ -74,6 +78,9 @@ class Effects:
     posted: bool = False  # the unit queued posts: flush the room's outbox
     saved: bool = False  # the state was written (then `open_turn_at` is current)
     open_turn_at: datetime | None = None  # last message of the open turn, if any
+    # The open turn waits for reviewers of the task who have not spoken in it
+    # (`waits_for_reviewers`): it closes after `reviewer_wait_seconds` of silence.
+    open_turn_waits: bool = False
     consumed: bool = True  # False: the message stays stored (an arbitration goes first)
     reply: Reply | None = None  # an answer, taken or refused
 
@@ -97,6 +104,50 @@ async def save(unit: RoomTransaction, room: RoomKey, state: RoomState, now: date
     effects.open_turn_at = state.open_turn.last_at if state.open_turn is not None else None
 
 
+class AlreadyApplied(RuntimeError):
+    """The stored message was applied by another unit meanwhile: this unit must
+    write nothing (raised inside it, so it rolls back). The room's lock makes
+    this impossible on a backend whose lock spans processes; it guards a
+    database shared without one."""
+
+
+async def mark_applied(unit: RoomTransaction, row: MessageRow, *, epoch: int,
+                       turn_no: int | None) -> None:
+    if not await unit.mark_processed(row.seq, epoch=epoch, turn_no=turn_no):
+        raise AlreadyApplied(f"message {row.seq} of {row.room_id} is applied already")
+
+
+def waits_for_reviewers(state: RoomState) -> bool:
+    """The open turn is a reviewer turn that not every reviewer who has posted in
+    this task has spoken in yet (§3 several reviewers). With one reviewer, that
+    reviewer is in its own turn: never."""
+    turn = state.open_turn
+    if turn is None or turn.role is not Role.REVIEWER:
+        return False
+    spoken = set(turn.authors())
+    return any(r not in spoken for r in state.task_reviewers)
+
+
+def turn_thresholds(state: RoomState, ctx: RoomContext) -> Thresholds:
+    """The thresholds that close the room's open turn.
+
+    A reviewer turn closes at the owner's next message or after
+    `turn_quiet_seconds` of silence once every reviewer of the task has
+    spoken in it; until then the silence that closes it is
+    `reviewer_wait_seconds` (never shorter than the quiet time: an agent
+    splitting its output over several messages is not cut off).
+    """
+    quiet, wait = ctx.thresholds.turn_quiet_seconds, ctx.reviewer_wait_seconds
+    if quiet is None or wait is None or not waits_for_reviewers(state):
+        return ctx.thresholds
+    return replace(ctx.thresholds, turn_quiet_seconds=max(quiet, wait))
+
+
+def _reviewer_spoke(state: RoomState, role: Role, author: str) -> None:
+    if role is Role.REVIEWER and author not in state.task_reviewers:
+        state.task_reviewers = [*state.task_reviewers, author]
+
+
 def is_admin(user_id: str, admin_ids: list[str], platform_admin: bool = False) -> bool:
     return platform_admin or user_id in admin_ids
 
@@ -117,15 +168,16 @@ class Transitions:
             return None
         effects = Effects()
         if not ctx.channel.watched or ctx.channel.paused:
-            await unit.mark_processed(row.seq, epoch=-1, turn_no=None)  # never applied
+            await mark_applied(unit, row, epoch=-1, turn_no=None)  # never applied
             return effects
         role = Role(row.role)
         if state.eof_snapshot is not None:
             state = _resume_after_eof(state, role)
         events: list[detection.Event] = []
         turn = state.open_turn
+        thresholds = turn_thresholds(state, ctx)
         if turn is not None and (
-            turn.role != role or detection.is_quiet(turn, row.ts, ctx.thresholds)
+            turn.role != role or detection.is_quiet(turn, row.ts, thresholds)
         ):
             # Another role speaks (or silence fell): the open turn ends here.
             events = detection.close_turn(
@@ -136,6 +188,7 @@ class Transitions:
                 # triggered. It stays stored and is applied after the verdict.
                 await self._record_detection(unit, room, state, events, effects)
                 await save(unit, room, state, self.clock.now(), effects)
+                effects.open_turn_waits = waits_for_reviewers(state)
                 effects.consumed = False
                 return effects
         task_open = state.task_active and not state.approved
@@ -150,21 +203,26 @@ class Transitions:
                     state.language = text_language(row.text)
         else:
             events += detection.add_agent_message(
-                state, role, row.message_id, row.author, row.text, row.ts, ctx.thresholds
+                state, role, row.message_id, row.author, row.text, row.ts, thresholds
             )
+            _reviewer_spoke(state, role, row.author)
         turn = state.open_turn
-        await unit.mark_processed(
-            row.seq, epoch=state.epoch, turn_no=turn.turn_no if role.is_agent and turn else None
+        await mark_applied(
+            unit, row, epoch=state.epoch, turn_no=turn.turn_no if role.is_agent and turn else None
         )
         if reply is not None:
             if reply.kind is None:
                 await enqueue_private(unit, room, reply.by, reply.private_text or "",
                                       self.clock.now())
-            elif not await decide(unit, room, state, reply, self.clock.now()):
+            elif await decide(unit, room, state, reply, self.clock.now()):
+                if reply.ends_task:
+                    _end_task(state)
+            else:
                 await self._lost(unit, room, reply)
             self._answered(room, reply, effects)
         await self._record_detection(unit, room, state, events, effects)
         await save(unit, room, state, self.clock.now(), effects)
+        effects.open_turn_waits = waits_for_reviewers(state)
         return effects
 
     async def close_turn(
@@ -188,7 +246,8 @@ class Transitions:
             )
         else:
             events = detection.close_if_quiet(
-                state, self.clock.now(), ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
+                state, self.clock.now(), turn_thresholds(state, ctx), decisions=ctx.decisions,
+                judge=ctx.judge,
             )
         if not events:
             return None
@@ -307,6 +366,8 @@ class Transitions:
         if reply.kind is not None:
             if await decide(unit, room, state, reply, self.clock.now()):
                 _answer_starts_epoch(state)
+                if reply.ends_task:
+                    _end_task(state)
                 await save(unit, room, state, self.clock.now(), effects)
             else:
                 reply.kind = None
@@ -376,6 +437,18 @@ def _answer_starts_epoch(state: RoomState) -> None:
     detection.start_epoch(state)
 
 
+def _end_task(state: RoomState) -> None:
+    """The human chose to stop the task: it ends as an approval ends it
+    (`bot.detection.close_turn`: no task open, counters restarted; the next
+    human message starts a new task, `_human_spoke`), and its ledger is
+    dropped now (`detection.start_task`) rather than at that message, so
+    nothing of the stopped task is shown or ruled on meanwhile. The caller
+    has already started the answer's epoch."""
+    state.task_active = False
+    state.task_reviewers = []
+    detection.start_task(state)
+
+
 def _human_spoke(state: RoomState, author: str, ts: datetime) -> None:
     """A human message (an answer by digit or free text included) starts an epoch,
     and a task when none is open."""
@@ -384,6 +457,7 @@ def _human_spoke(state: RoomState, author: str, ts: datetime) -> None:
         state.approved = False
         state.task_started_at = ts
         state.humans = []
+        state.task_reviewers = []
         detection.start_task(state)
     if author not in state.humans:
         state.humans = [*state.humans, author][-MAX_HUMANS:]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import abc
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -47,8 +47,14 @@ class MessageRow(BaseModel):
     epoch: int = 0
     turn_no: int | None = None
     processed: bool = True  # False: stored, not yet applied to the room's state
-    claimed_by: str | None = None  # the instance applying it (several instances)
-    lease_until: datetime | None = None  # ... until then; after, another may
+    # Left NULL: a stored message needs no claim of its own. It is applied in
+    # its room's unit of work, whose lock is cluster-wide (`Storage.room`), and
+    # marked applied in that same unit by a compare-and-set, so whichever
+    # instance takes the room's lock first applies it and the others find it
+    # done; an instance that dies mid-unit holds nothing (its transaction, and
+    # with it the lock, is gone).
+    claimed_by: str | None = None
+    lease_until: datetime | None = None
 
 
 class CatchUpMark(BaseModel):
@@ -98,6 +104,21 @@ class ArbitrationRow(BaseModel):
     latency_ms: int | None = None
     created_at: datetime
     finished_at: datetime | None = None
+    # The arbiter's ruling on two findings (migration 008), or None:
+    # {"upheld", "retired", "upheld_summary", "retired_summary", "applied"}.
+    ruling: dict[str, Any] | None = None
+    # The lease of the instance running it (several instances, migration 007):
+    # `fence` grows by one with every claim, and the claimer's writes carry it.
+    claimed_by: str | None = None
+    lease_until: datetime | None = None
+    fence: int = 0
+
+
+# What `Transaction.update_arbitration` may set: the lease columns change only
+# through `claim_arbitration` and `renew_arbitration`.
+ARBITRATION_FIELDS = frozenset(ArbitrationRow.model_fields) - {
+    "id", "claimed_by", "lease_until", "fence",
+}
 
 
 class EscalationRow(BaseModel):
@@ -116,6 +137,10 @@ class EscalationRow(BaseModel):
     answered_at: datetime | None = None
     reminded_at: datetime | None = None
     created_at: datetime
+    # The ruling the chosen option stands for (one finding of a contradiction
+    # kept, the other retired; migration 008), or None:
+    # {"upheld", "retired", "upheld_summary", "retired_summary"}.
+    answer_ruling: dict[str, Any] | None = None
 
 
 class OutboxRow(BaseModel):
@@ -132,6 +157,10 @@ class OutboxRow(BaseModel):
     next_attempt_at: datetime | None = None
     claimed_by: str | None = None  # the instance sending it (several instances)
     lease_until: datetime | None = None  # ... until then; after, another may
+    # Not a column: set by `claim_outbox` when this claim replaced another
+    # instance's (its lease ran out, or it is gone), which may have posted the
+    # row before it could record so (the outbox then looks before posting).
+    taken_from: str | None = None
 
 
 class InstanceRow(BaseModel):
@@ -156,23 +185,45 @@ class AuditRow(BaseModel):
     after: str | None = None
 
 
+def held_by_another(
+    claimed_by: str | None, lease_until: datetime | None, instance_id: str, now: datetime,
+    registered: set[str],
+) -> bool:
+    """Whether a claim keeps `instance_id` off a row now: another instance's
+    lease that has not run out. A claim by an instance no longer registered
+    (stopped, or cleared as dead at another's start; a replay never
+    registers) holds nothing."""
+    return (
+        claimed_by not in (None, instance_id)
+        and claimed_by in registered
+        and lease_until is not None
+        and lease_until > now
+    )
+
+
 def claimable(
     rows: list[OutboxRow], instance_id: str, now: datetime, registered: set[str]
 ) -> list[OutboxRow]:
     """The run of a room's pending posts (id order) an instance may claim now:
     up to the first that waits for its retry or is held by another instance's
-    live lease. A claim by an instance no longer registered (stopped, or
-    cleared as dead at another's start; a replay never registers) holds
-    nothing. Every backend's `claim_outbox` applies this rule."""
+    live lease (`held_by_another`). Every backend's `claim_outbox` applies
+    this rule."""
     out: list[OutboxRow] = []
     for row in rows:
-        held = row.claimed_by not in (None, instance_id) and row.claimed_by in registered
-        if held and row.lease_until is not None and row.lease_until > now:
+        if held_by_another(row.claimed_by, row.lease_until, instance_id, now, registered):
             break
         if row.next_attempt_at is not None and row.next_attempt_at > now:
             break
         out.append(row)
     return out
+
+
+def as_claimed(row: OutboxRow, instance_id: str, lease_until: datetime) -> OutboxRow:
+    """A row `claim_outbox` took, as it returns it."""
+    taken_from = row.claimed_by if row.claimed_by not in (None, instance_id) else None
+    return row.model_copy(
+        update={"claimed_by": instance_id, "lease_until": lease_until, "taken_from": taken_from}
+    )
 
 
 class Transaction(abc.ABC):
@@ -183,8 +234,10 @@ class Transaction(abc.ABC):
         """Store a message; its seq, or None when the room already has its message id."""
 
     @abc.abstractmethod
-    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
-        """The stored message `seq` has been applied: record its epoch and agent turn."""
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
+        """Compare-and-set unapplied -> applied for the stored message `seq`, with
+        its epoch and agent turn; False (and no change) when it was applied
+        already."""
 
     @abc.abstractmethod
     async def insert_action(self, row: ActionRow) -> int | None:
@@ -215,8 +268,34 @@ class Transaction(abc.ABC):
         """A new `pending` arbitration; its id (ids grow)."""
 
     @abc.abstractmethod
-    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
-        """Set fields of `ArbitrationRow` (ValueError for a name it does not have)."""
+    async def update_arbitration(
+        self, arbitration_id: int, *, fence: int | None = None, **fields: Any
+    ) -> bool:
+        """Set fields of `ArbitrationRow` (ValueError for a name not in
+        `ARBITRATION_FIELDS`). With `fence` (a fenced write of leased work): only
+        while that token is the arbitration's current one and it is unfinished
+        (`pending` or `running`); False, and nothing changed, otherwise. On
+        success the row stays locked until the unit ends, so no claim slips in
+        before the unit's other writes commit."""
+
+    @abc.abstractmethod
+    async def claim_arbitration(
+        self, arbitration_id: int, instance_id: str, now: datetime, lease_until: datetime
+    ) -> ArbitrationRow | None:
+        """Compare-and-set: the arbitration's lease for `instance_id` until
+        `lease_until`, with a new fencing token (`fence` + 1). Taken when the
+        arbitration is unfinished and no other instance holds a live lease on it
+        (`held_by_another`: a lease that ran out, or a claim by an instance no
+        longer registered, holds nothing); the row as claimed, or None. Of two
+        instances claiming at once, one gets it."""
+
+    @abc.abstractmethod
+    async def renew_arbitration(
+        self, arbitration_id: int, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        """Extend `instance_id`'s lease to `lease_until` (a heartbeat while the
+        model thinks); False when `fence` is no longer current (another instance
+        took it over) or the arbitration is finished."""
 
     @abc.abstractmethod
     async def create_escalation(self, row: EscalationRow) -> None:
@@ -233,8 +312,11 @@ class Transaction(abc.ABC):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
-        """Compare-and-set pending -> answered; False when someone else won."""
+        """Compare-and-set pending -> answered; False when someone else won.
+
+        `ruling`: what the chosen option rules on findings (`EscalationRow.answer_ruling`)."""
 
     @abc.abstractmethod
     async def cancel_other_escalations(self, room_id: str, keep: int) -> None:
@@ -298,12 +380,18 @@ class Transaction(abc.ABC):
         """Append one audit line (who changed what, before and after, as JSON text)."""
 
     @abc.abstractmethod
+    async def renew_outbox(self, room_id: str, instance_id: str, lease_until: datetime) -> int:
+        """Extend `instance_id`'s claims on the room's unsent posts to `lease_until`
+        (a heartbeat while it sends them, pacing waits included); how many."""
+
+    @abc.abstractmethod
     async def save_instance(self, row: InstanceRow) -> None:
         """Register an instance, or renew its `last_seen` (a heartbeat)."""
 
     @abc.abstractmethod
     async def remove_instance(self, instance_id: str) -> None:
-        """The instance stopped cleanly; its claims are released for the others."""
+        """The instance stopped (or was found dead); its claims on unsent posts
+        and unfinished arbitrations are released for the others at once."""
 
     # -- reads inside the unit (they see its own writes) ----------------------
     @abc.abstractmethod
@@ -438,7 +526,20 @@ class Storage(abc.ABC):
         now; a claim by an unregistered instance holds nothing); the run stops
         at the first that is not, so a room's posts keep
         their order. Two instances claiming the same room get disjoint sets;
-        a lease that ran out may be claimed again."""
+        a lease that ran out may be claimed again (the row then names the
+        instance it was taken from: `OutboxRow.taken_from`)."""
+
+    @abc.abstractmethod
+    async def reserve_slot(self, key: str, now: datetime, spacing: timedelta) -> datetime:
+        """Take the next free moment of `key` (a paced thing shared by every
+        instance: one method's calls into one channel) for one call: the later
+        of `now` and the key's next free moment, which moves `spacing` past it.
+        One atomic statement; of two instances asking at once each gets its own
+        moment. Millisecond precision."""
+
+    @abc.abstractmethod
+    async def push_slot(self, key: str, not_before: datetime) -> None:
+        """A call of `key` ended: its next free moment is at least `not_before`."""
 
     @abc.abstractmethod
     async def instances(self) -> list[InstanceRow]:

@@ -17,7 +17,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,10 +37,12 @@ from storage.base import (
     RoomTransaction,
     Storage,
     Transaction,
+    as_claimed,
     claimable,
 )
 from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction, load_row
 from storage.schema import latest_version, postgres_migrations
+from storage.sqlite_writes import from_ms, ms
 
 # Key of the session-wide advisory lock taken around migrating ("tribunal" in
 # ASCII): every Tribunal on the same database agrees on it.
@@ -424,8 +426,25 @@ class PostgresStorage(Storage):
                     " WHERE id = ANY($3::bigint[])",
                     instance_id, lease_until.isoformat(), [row.id for row in taken],
                 )
-        update = {"claimed_by": instance_id, "lease_until": lease_until}
-        return [row.model_copy(update=update) for row in taken]
+        return [as_claimed(row, instance_id, lease_until) for row in taken]
+
+    async def reserve_slot(self, key: str, now: datetime, spacing: timedelta) -> datetime:
+        at, step = ms(now), round(spacing.total_seconds() * 1000)
+        # One statement: a racing reservation of the same key waits for this
+        # row's lock and then builds on what this one wrote.
+        next_ms = await self.pool.fetchval(
+            "INSERT INTO pacing (key, next_ms) VALUES ($1, $2::bigint + $3::bigint)"
+            " ON CONFLICT (key) DO UPDATE"
+            " SET next_ms = GREATEST(pacing.next_ms, $2::bigint) + $3::bigint RETURNING next_ms",
+            key, at, step,
+        )
+        return from_ms(int(next_ms) - step)
+
+    async def push_slot(self, key: str, not_before: datetime) -> None:
+        await self.pool.execute(
+            "UPDATE pacing SET next_ms = GREATEST(next_ms, $1::bigint) WHERE key = $2",
+            ms(not_before), key,
+        )
 
     async def instances(self) -> list[InstanceRow]:
         rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 
 from storage.base import (
+    ARBITRATION_FIELDS,
     ActionRow,
     ArbitrationRow,
     EscalationRow,
@@ -25,9 +26,7 @@ from storage.base import (
     RoomTransaction,
     Transaction,
 )
-from storage.sqlite_writes import dump
-
-_ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
+from storage.sqlite_writes import CLAIMABLE, arbitration, dump
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -39,7 +38,9 @@ def _rows_changed(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+_JSON_FIELDS = {
+    "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
+}
 
 
 def load_row(record: asyncpg.Record) -> dict[str, Any]:
@@ -96,13 +97,15 @@ class PostgresTransaction(Transaction):
         )
         return None if seq is None else int(seq)
 
-    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
-        await self.conn.execute(
-            "UPDATE messages SET processed = 1, epoch = $1, turn_no = $2 WHERE seq = $3",
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
+        status = await self.conn.execute(
+            "UPDATE messages SET processed = 1, epoch = $1, turn_no = $2"
+            " WHERE seq = $3 AND processed = 0",
             epoch,
             turn_no,
             seq,
         )
+        return _rows_changed(str(status)) == 1
 
     async def save_room_state(
         self,
@@ -139,17 +142,48 @@ class PostgresTransaction(Transaction):
         )
         return int(new_id)
 
-    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
-        unknown = set(fields) - _ARBITRATION_FIELDS
+    async def update_arbitration(
+        self, arbitration_id: int, *, fence: int | None = None, **fields: Any
+    ) -> bool:
+        unknown = set(fields) - ARBITRATION_FIELDS
         if unknown:
             raise ValueError(f"unknown arbitration fields: {sorted(unknown)}")
         # Names come from the model's fields (checked above), never from input.
-        assignments = ", ".join(f"{name} = ${n}" for n, name in enumerate(fields, start=1))
-        await self.conn.execute(
-            f"UPDATE arbitrations SET {assignments} WHERE id = ${len(fields) + 1}",
-            *(dump(v) for v in fields.values()),
-            arbitration_id,
+        # Nothing to set still proves the lease and locks the row.
+        assignments = ", ".join(
+            f"{name} = ${n}" for n, name in enumerate(fields, start=1)
+        ) or "fence = fence"
+        params: list[Any] = [*(dump(v) for v in fields.values()), arbitration_id]
+        where = f"id = ${len(params)}"
+        if fence is not None:
+            params.append(fence)
+            where += f" AND fence = ${len(params)} AND status IN ('pending', 'running')"
+        status = await self.conn.execute(
+            f"UPDATE arbitrations SET {assignments} WHERE {where}", *params
         )
+        return _rows_changed(str(status)) == 1
+
+    async def claim_arbitration(
+        self, arbitration_id: int, instance_id: str, now: datetime, lease_until: datetime
+    ) -> ArbitrationRow | None:
+        # A claim racing this one waits for its row lock, then finds the lease
+        # taken (READ COMMITTED checks the WHERE again on the new row).
+        row = await self.conn.fetchrow(
+            "UPDATE arbitrations SET claimed_by = $1, lease_until = $2, fence = fence + 1"
+            " WHERE id = $3 AND " + CLAIMABLE.format(me="$1", now="$4") + " RETURNING *",
+            instance_id, lease_until.isoformat(), arbitration_id, now.isoformat(),
+        )
+        return None if row is None else arbitration(load_row(row))
+
+    async def renew_arbitration(
+        self, arbitration_id: int, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        status = await self.conn.execute(
+            "UPDATE arbitrations SET lease_until = $1 WHERE id = $2 AND claimed_by = $3"
+            " AND fence = $4 AND status IN ('pending', 'running')",
+            lease_until.isoformat(), arbitration_id, instance_id, fence,
+        )
+        return _rows_changed(str(status)) == 1
 
     async def create_escalation(self, row: EscalationRow) -> None:
         await self.conn.execute(
@@ -175,19 +209,21 @@ class PostgresTransaction(Transaction):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
         # Under READ COMMITTED a second answer waits for the first one's commit
         # and then re-checks `status = 'pending'`: exactly one wins.
         status = await self.conn.execute(
             "UPDATE escalations SET status = 'answered', answer_option = $1, answer_label = $2,"
-            " answer_text = $3, answer_kind = $4, answered_by = $5, answered_at = $6"
-            " WHERE id = $7 AND status = 'pending'",
+            " answer_text = $3, answer_kind = $4, answered_by = $5, answered_at = $6,"
+            " answer_ruling = $7 WHERE id = $8 AND status = 'pending'",
             option,
             label,
             text,
             kind,
             by,
             at.isoformat(),
+            dump(ruling),
             escalation_id,
         )
         return _rows_changed(status) == 1
@@ -252,6 +288,14 @@ class PostgresTransaction(Transaction):
             outbox_id,
         )
 
+    async def renew_outbox(self, room_id: str, instance_id: str, lease_until: datetime) -> int:
+        status = await self.conn.execute(
+            "UPDATE outbox SET lease_until = $1 WHERE room_id = $2 AND claimed_by = $3"
+            " AND status = 'pending'",
+            lease_until.isoformat(), room_id, instance_id,
+        )
+        return _rows_changed(str(status))
+
     async def save_instance(self, row: InstanceRow) -> None:
         await self.conn.execute(
             "INSERT INTO instances (id, host, pid, started_at, last_seen)"
@@ -264,6 +308,12 @@ class PostgresTransaction(Transaction):
         await self.conn.execute(
             "UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = $1"
             " AND status = 'pending'",
+            instance_id,
+        )
+        # The fence stays: whoever claims next gets a newer token.
+        await self.conn.execute(
+            "UPDATE arbitrations SET claimed_by = NULL, lease_until = NULL"
+            " WHERE claimed_by = $1 AND status IN ('pending', 'running')",
             instance_id,
         )
         await self.conn.execute("DELETE FROM instances WHERE id = $1", instance_id)

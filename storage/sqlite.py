@@ -16,7 +16,7 @@ import tempfile
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import aiosqlite
@@ -35,10 +35,17 @@ from storage.base import (
     RoomTransaction,
     Storage,
     Transaction,
+    as_claimed,
     claimable,
 )
 from storage.schema import latest_version, migrations, statements
-from storage.sqlite_writes import SqliteRoomTransaction, SqliteTransaction, load_row
+from storage.sqlite_writes import (
+    SqliteRoomTransaction,
+    SqliteTransaction,
+    from_ms,
+    load_row,
+    ms,
+)
 
 __all__ = ["SqliteStorage", "migrations"]
 
@@ -204,9 +211,14 @@ class SqliteStorage(Storage):
         # Room first, then the connection: a unit waiting for its room holds
         # nothing the others need (asyncio locks are FIFO: rooms keep order).
         async with lock, self._unit():
-            async with self.db.execute("SELECT state FROM rooms WHERE id = ?", (room_id,)) as cur:
-                row = await cur.fetchone()
-            yield SqliteRoomTransaction(self.db, room_id, None if row is None else str(row[0]))
+            # One trip to the connection's thread for a read (execute, fetch and
+            # close in one call): on a busy ingest path the trips cost more
+            # than the statements.
+            rows = await self.db.execute_fetchall(
+                "SELECT state FROM rooms WHERE id = ?", (room_id,))
+            state = next(iter(rows), None)
+            yield SqliteRoomTransaction(
+                self.db, room_id, None if state is None else str(state[0]))
 
     @asynccontextmanager
     async def _unit(self) -> AsyncIterator[None]:
@@ -230,8 +242,8 @@ class SqliteStorage(Storage):
             # It would wait for the connection its own caller holds, for ever.
             raise RuntimeError("a read through Storage inside a unit of work: read "
                                "through the unit (Transaction.get_*) instead")
-        async with self._lock, self.db.execute(sql, params) as cursor:
-            return [_row(r) for r in await cursor.fetchall()]
+        async with self._lock:
+            return [_row(r) for r in await self.db.execute_fetchall(sql, params)]
 
     async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> dict[str, Any] | None:
         rows = await self._all(sql, params)
@@ -379,8 +391,25 @@ class SqliteStorage(Storage):
                 "UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE id = ?",
                 [(instance_id, lease_until.isoformat(), row.id) for row in taken],
             )
-        update = {"claimed_by": instance_id, "lease_until": lease_until}
-        return [row.model_copy(update=update) for row in taken]
+        return [as_claimed(row, instance_id, lease_until) for row in taken]
+
+    async def reserve_slot(self, key: str, now: datetime, spacing: timedelta) -> datetime:
+        at, step = ms(now), round(spacing.total_seconds() * 1000)
+        async with self._unit(), self.db.execute(
+            "INSERT INTO pacing (key, next_ms) VALUES (?, ?) ON CONFLICT (key)"
+            " DO UPDATE SET next_ms = MAX(next_ms, ?) + ? RETURNING next_ms",
+            (key, at + step, at, step),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None  # an upsert with RETURNING yields its row
+        return from_ms(int(row[0]) - step)
+
+    async def push_slot(self, key: str, not_before: datetime) -> None:
+        async with self._unit():
+            await self.db.execute(
+                "UPDATE pacing SET next_ms = MAX(next_ms, ?) WHERE key = ?",
+                (ms(not_before), key),
+            )
 
     async def instances(self) -> list[InstanceRow]:
         rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import aiosqlite
 
 from storage.base import (
+    ARBITRATION_FIELDS,
     ActionRow,
     ArbitrationRow,
     EscalationRow,
@@ -19,8 +20,9 @@ from storage.base import (
     Transaction,
 )
 
-_ARBITRATION_FIELDS = set(ArbitrationRow.model_fields) - {"id"}
-_JSON_FIELDS = {"evidence", "options", "overrides", "allowed", "payload"}
+_JSON_FIELDS = {
+    "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
+}
 
 
 def load_row(row: aiosqlite.Row) -> dict[str, Any]:
@@ -30,6 +32,34 @@ def load_row(row: aiosqlite.Row) -> dict[str, Any]:
         if out[key] is not None:
             out[key] = json.loads(out[key])
     return out
+
+
+def arbitration(row: dict[str, Any]) -> ArbitrationRow:
+    """An arbitrations row as the model, with its empty lists and evidence."""
+    for key in ("options", "overrides"):
+        if row.get(key) is None:
+            row[key] = []
+    if row.get("evidence") is None:
+        row["evidence"] = {}
+    return ArbitrationRow.model_validate(row)
+
+
+# A claim is taken when nobody else holds a live lease (`held_by_another`).
+# Times are ISO-8601 text in UTC, which sorts as time.
+CLAIMABLE = (
+    "status IN ('pending', 'running') AND (claimed_by IS NULL OR claimed_by = {me}"
+    " OR lease_until IS NULL OR lease_until <= {now}"
+    " OR claimed_by NOT IN (SELECT id FROM instances))"
+)
+
+
+def ms(at: datetime) -> int:
+    """Milliseconds since the epoch (the pacing table's unit)."""
+    return round(at.timestamp() * 1000)
+
+
+def from_ms(value: int) -> datetime:
+    return datetime.fromtimestamp(value / 1000, UTC)
 
 
 def dump(value: Any) -> Any:
@@ -45,8 +75,7 @@ class SqliteTransaction(Transaction):
         self.db = db
 
     async def _one(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
-        async with self.db.execute(sql, params) as cursor:
-            row = await cursor.fetchone()
+        row = next(iter(await self.db.execute_fetchall(sql, params)), None)
         return None if row is None else load_row(row)
 
     async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
@@ -76,11 +105,13 @@ class SqliteTransaction(Transaction):
         )
         return cursor.lastrowid if cursor.rowcount == 1 else None
 
-    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> None:
-        await self.db.execute(
-            "UPDATE messages SET processed = 1, epoch = ?, turn_no = ? WHERE seq = ?",
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE messages SET processed = 1, epoch = ?, turn_no = ?"
+            " WHERE seq = ? AND processed = 0",
             (epoch, turn_no, seq),
         )
+        return cursor.rowcount == 1
 
     async def insert_action(self, row: ActionRow) -> int | None:
         cursor = await self.db.execute(
@@ -124,15 +155,44 @@ class SqliteTransaction(Transaction):
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    async def update_arbitration(self, arbitration_id: int, **fields: Any) -> None:
-        unknown = set(fields) - _ARBITRATION_FIELDS
+    async def update_arbitration(
+        self, arbitration_id: int, *, fence: int | None = None, **fields: Any
+    ) -> bool:
+        unknown = set(fields) - ARBITRATION_FIELDS
         if unknown:
             raise ValueError(f"unknown arbitration fields: {sorted(unknown)}")
-        assignments = ", ".join(f"{name} = ?" for name in fields)
-        await self.db.execute(
-            f"UPDATE arbitrations SET {assignments} WHERE id = ?",
-            (*(dump(v) for v in fields.values()), arbitration_id),
+        # Nothing to set still proves (and, being a write, locks) the lease.
+        assignments = ", ".join(f"{name} = ?" for name in fields) or "fence = fence"
+        where, params = "id = ?", [arbitration_id]
+        if fence is not None:
+            where += " AND fence = ? AND status IN ('pending', 'running')"
+            params.append(fence)
+        cursor = await self.db.execute(
+            f"UPDATE arbitrations SET {assignments} WHERE {where}",
+            (*(dump(v) for v in fields.values()), *params),
         )
+        return cursor.rowcount == 1
+
+    async def claim_arbitration(
+        self, arbitration_id: int, instance_id: str, now: datetime, lease_until: datetime
+    ) -> ArbitrationRow | None:
+        async with self.db.execute(
+            "UPDATE arbitrations SET claimed_by = ?, lease_until = ?, fence = fence + 1"
+            " WHERE id = ? AND " + CLAIMABLE.format(me="?", now="?") + " RETURNING *",
+            (instance_id, lease_until.isoformat(), arbitration_id, instance_id, now.isoformat()),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else arbitration(load_row(row))
+
+    async def renew_arbitration(
+        self, arbitration_id: int, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE arbitrations SET lease_until = ? WHERE id = ? AND claimed_by = ?"
+            " AND fence = ? AND status IN ('pending', 'running')",
+            (lease_until.isoformat(), arbitration_id, instance_id, fence),
+        )
+        return cursor.rowcount == 1
 
     async def create_escalation(self, row: EscalationRow) -> None:
         await self.db.execute(
@@ -160,12 +220,13 @@ class SqliteTransaction(Transaction):
         kind: str,
         by: str,
         at: datetime,
+        ruling: dict[str, Any] | None = None,
     ) -> bool:
         cursor = await self.db.execute(
             "UPDATE escalations SET status = 'answered', answer_option = ?, answer_label = ?,"
-            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?"
-            " WHERE id = ? AND status = 'pending'",
-            (option, label, text, kind, by, at.isoformat(), escalation_id),
+            " answer_text = ?, answer_kind = ?, answered_by = ?, answered_at = ?,"
+            " answer_ruling = ? WHERE id = ? AND status = 'pending'",
+            (option, label, text, kind, by, at.isoformat(), dump(ruling), escalation_id),
         )
         return cursor.rowcount == 1
 
@@ -226,6 +287,14 @@ class SqliteTransaction(Transaction):
             ),
         )
 
+    async def renew_outbox(self, room_id: str, instance_id: str, lease_until: datetime) -> int:
+        cursor = await self.db.execute(
+            "UPDATE outbox SET lease_until = ? WHERE room_id = ? AND claimed_by = ?"
+            " AND status = 'pending'",
+            (lease_until.isoformat(), room_id, instance_id),
+        )
+        return cursor.rowcount
+
     async def save_instance(self, row: InstanceRow) -> None:
         await self.db.execute(
             "INSERT INTO instances (id, host, pid, started_at, last_seen) VALUES (?, ?, ?, ?, ?)"
@@ -237,6 +306,12 @@ class SqliteTransaction(Transaction):
         await self.db.execute(
             "UPDATE outbox SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?"
             " AND status = 'pending'",
+            (instance_id,),
+        )
+        # The fence stays: whoever claims next gets a newer token.
+        await self.db.execute(
+            "UPDATE arbitrations SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?"
+            " AND status IN ('pending', 'running')",
             (instance_id,),
         )
         await self.db.execute("DELETE FROM instances WHERE id = ?", (instance_id,))
@@ -292,9 +367,8 @@ class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
         self.state = state
 
     async def unprocessed_messages(self) -> list[MessageRow]:
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
             (self.room_id,),
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [MessageRow.model_validate(load_row(r)) for r in rows]

@@ -27,7 +27,7 @@ from adapters.slack.catchup import SlackCatchUp
 from adapters.slack.translate import Identity
 from adapters.slack.transport import SlackTransport, error_code, make_client
 from bot.config import Settings
-from bot.ports import Core, PlatformFatal
+from bot.ports import Core, PlatformFatal, SharesPacing
 
 log = logging.getLogger("tribunal.slack")
 EVENTS_PATH = "/slack/events"
@@ -78,6 +78,9 @@ class SlackAdapter:
         self.mode = settings.slack_mode
         self.client = make_client(token, settings.slack_api_url)
         self.transport = SlackTransport(self.client, post_interval=post_interval)
+        if isinstance(engine, SharesPacing):
+            # Slack's limits count the calls of every instance of the app.
+            self.transport.pacer.share(engine.pacing)
         self.host = host or settings.http_host
         self._listen_port = settings.http_port if port is None else port  # 0: any (tests)
         self.port: int | None = None

@@ -5,7 +5,10 @@ limit for it (`SLACK_LIMITS`: chat.postMessage about one per second per
 channel, chat.update Tier 3 and chat.postEphemeral Tier 4 per workspace), so
 a burst of verdicts (200 rooms deadlocking at once) queues instead of causing
 a 429 storm; slack_sdk's retry handlers stay behind that (429 honours
-Retry-After; connection resets and 5xx retried once). Errors are logged by
+Retry-After; connection resets and 5xx retried once). Slack counts the calls
+of every instance of the app, so under a core that shares pacing
+(`bot.ports.SharesPacing`, several instances on one database) each paced call
+also reserves its moment in the database (`SlackPacer.share`). Errors are logged by
 Slack error code (never with the token) and surface as `TransportError`;
 `permanent=True` when retrying cannot help, so the engine's outbox stops.
 """
@@ -35,7 +38,7 @@ from adapters.slack.render import Rendered, neutralise, render, render_plain
 from adapters.slack.translate import PLATFORM, is_admin_user, message_id, split_message_id
 from bot import telemetry
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import TransportError
+from bot.ports import Pacing, TransportError
 
 log = logging.getLogger("tribunal.slack")
 
@@ -103,8 +106,21 @@ def error_code(exc: SlackApiError) -> str:
         return "unknown"
 
 
+# Shared pacing spaces the *starts* of calls from several instances; where a
+# limit allows one call per window (chat.postMessage into a channel), one
+# instance's call may reach Slack later than the next instance's starts, so
+# those starts are this much further apart.
+SHARED_ALLOWANCE = 0.5  # seconds
+
+
 class ChannelPacer:
-    """At most one post per `interval` seconds per channel, in order."""
+    """At most one post per `interval` seconds per channel, in order.
+
+    With `shared` (several instances on one database), each call first
+    reserves its moment under `<key>:<channel>`, `interval + allowance` after
+    the one before, whichever instance made it; the in-process order and
+    spacing hold as well.
+    """
 
     def __init__(self, interval: float, *, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
@@ -113,17 +129,29 @@ class ChannelPacer:
         self._sleep = sleep
         self._locks: dict[str, asyncio.Lock] = {}
         self._next: dict[str, float] = {}
+        self.shared: Pacing | None = None
+        self.key = ""
+        self.allowance = 0.0
 
     async def run(self, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
         lock = self._locks.setdefault(channel, asyncio.Lock())
+        shared, key = self.shared, f"{self.key}:{channel}"
         async with lock:
+            moment = None
+            if shared is not None:
+                moment = await shared.reserve(key, self.interval + self.allowance)
+            # Both waits are computed against the clocks just before sleeping.
             wait = self._next.get(channel, 0.0) - self._clock()
+            if shared is not None and moment is not None:
+                wait = max(wait, shared.until(moment))
             if wait > 0:
                 await self._sleep(wait)
             try:
                 return await call()
             finally:
                 self._next[channel] = self._clock() + self.interval
+                if shared is not None:
+                    await shared.done(key, self.interval)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +205,13 @@ class SlackPacer:
             else:
                 interval = limit.interval / (1.0 if limit.per_channel else TIER_HEADROOM)
             self._pacers[method] = ChannelPacer(interval, clock=clock, sleep=sleep)
+
+    def share(self, pacing: Pacing) -> None:
+        """Pace every method together with the other instances (`bot.pacing`)."""
+        for method, pacer in self._pacers.items():
+            pacer.shared = pacing
+            pacer.key = f"slack:{method}"
+            pacer.allowance = SHARED_ALLOWANCE if self.limits[method].calls == 1 else 0.0
 
     async def run(self, method: str, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
         pacer = self._pacers.get(method)

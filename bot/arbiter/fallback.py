@@ -24,6 +24,8 @@ _POINT_CHARS = 200
 _MAX_POINTS = 3  # more than this and the message stops being readable in a thread
 _OWNER_ACTIONS = ("declined", "fix_reported", "untouched")
 
+# "Stop the task": chosen, it ends the task (`Option.ends_task`, bot/transitions.py).
+_STOP = "opt_stop"
 # Each trigger's options, as catalog keys (label; its consequence is `<key>_do`).
 _OPTIONS: dict[Trigger, tuple[str, ...]] = {
     Trigger.NO_PROGRESS: ("opt_owner", "opt_reviewer", "opt_restart", "opt_stop"),
@@ -52,7 +54,8 @@ def _flat(text: str, limit: int) -> str:
 
 def _options(keys: tuple[str, ...], tr: Callable[..., str], **fields: Any) -> list[Option]:
     return [
-        Option(n=i, label=tr(key, **fields), consequence=tr(f"{key}_do", **fields))
+        Option(n=i, label=tr(key, **fields), consequence=tr(f"{key}_do", **fields),
+               ends_task=key == _STOP)
         for i, key in enumerate(keys, 1)
     ]
 
@@ -180,7 +183,7 @@ def _body(
                    consequence=tr("opt_keep_do", keep=a, drop=b)),
             Option(n=2, label=tr("opt_keep", keep=b, drop=a),
                    consequence=tr("opt_keep_do", keep=b, drop=a)),
-            Option(n=3, label=tr("opt_stop"), consequence=tr("opt_stop_do")),
+            Option(n=3, label=tr(_STOP), consequence=tr(f"{_STOP}_do"), ends_task=True),
         ]
         return options, lines
     if not disputed:

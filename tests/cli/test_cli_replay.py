@@ -228,6 +228,39 @@ def test_choosing_one_side_of_a_contradiction_is_a_ruling(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     got = events(result.stdout)
     verdict = next(e for e in got if e["event"] == "verdict")
-    assert [o["label"] for o in verdict["options"]][:2] == ["F1 유지 (F3 철회)", "F3 유지 (F1 철회)"]
+    assert [o["label"] for o in verdict["options"]][:2] == ["F1 유지 (F3: 더 이상 적용되지 않음)", "F3 유지 (F1: 더 이상 적용되지 않음)"]
     answered = next(e for e in got if e["event"] == "escalation_answered")
     assert answered["option"] == 1 and answered["ruling"] == {"upheld": "F1", "retired": "F3"}
+
+
+def test_stopping_a_contradiction_ends_the_task(tmp_path: Path) -> None:
+    # Option 3 ends the task: its ledger goes, and the next human message opens
+    # a new task whose first finding is F1 again.
+    import sqlite3
+
+    corpus = TRANSCRIPTS.parent / "detection" / "corpus"
+    transcript = (corpus / "multi_03.jsonl").read_text(encoding="utf-8")
+    more = [
+        {"type": "message", "id": "m99", "author": "minji", "text": "3번"},
+        {"type": "message", "id": "m100", "author": "minji", "text": "감사 로그를 추가해 주세요."},
+        {"type": "message", "id": "m101", "author": "sec-bot",
+         "text": "`authz/audit.py`에서 거부된 권한 확인이 기록되지 않습니다. 기록을 추가해 주십시오."},
+    ]
+    db = tmp_path / "stop.db"
+    result = tribunal("replay", "-", "--json", db=db,
+                      stdin=transcript + "".join(json.dumps(m) + "\n" for m in more))
+    assert result.returncode == 0, result.stderr
+    got = events(result.stdout)
+    assert [e["event"] for e in got] == ["deadlock", "verdict", "escalation_answered"]
+    verdict = got[1]
+    assert verdict["options"][2] == {"n": 3, "label": "작업 중단"}  # type: ignore[index]
+    assert got[2] == {"event": "escalation_answered", "room": "multi_03", "option": 3,
+                      "by": "minji", "kind": "digit", "task_ended": True}
+    with sqlite3.connect(db) as conn:
+        [(raw,)] = conn.execute("SELECT state FROM rooms").fetchall()
+        [(confirmation,)] = conn.execute(
+            "SELECT payload FROM outbox WHERE kind = 'confirmation'").fetchall()
+    state = json.loads(raw)
+    assert state["task_active"] is True  # the new task, opened by m100
+    assert [(f["label"], f["author"]) for f in state["findings"]] == [("F1", "sec-bot")]
+    assert "작업을 종료했습니다" in json.loads(confirmation)["text"]

@@ -96,7 +96,9 @@ async def test_summon_arbitrates_now_and_status_history_explain(world: World) ->
     assert status.ok and "ESCALATE" in status.text and "Pending decision" in status.text
     assert "threshold=2" in status.text
     history = await world.engine.on_command(req("history", user="alice"))
-    assert "ESCALATE" in history.text and "manual" in history.text
+    # The trigger and the verdict's source in words, not codes (one voice per room).
+    assert "ESCALATE" in history.text and "arbitration requested" in history.text
+    assert "[manual" not in history.text and "none]" not in history.text
     again = await world.engine.on_command(req("summon"))
     assert not again.ok  # already waiting for a human
 

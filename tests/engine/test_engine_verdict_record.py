@@ -44,12 +44,12 @@ def refuse_verdicts(monkeypatch: pytest.MonkeyPatch, refused: set[str]) -> list[
     seen: list[str] = []
     original = SqliteTransaction.update_arbitration
 
-    async def update(self: SqliteTransaction, arbitration_id: int, **fields: Any) -> None:
+    async def update(self: SqliteTransaction, arbitration_id: int, **fields: Any) -> bool:
         if fields.get("verdict") is not None:
             seen.append(str(fields["verdict"]))
             if fields["verdict"] in refused:
                 raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
-        await original(self, arbitration_id, **fields)
+        return await original(self, arbitration_id, **fields)
 
     monkeypatch.setattr(SqliteTransaction, "update_arbitration", update)
     return seen

@@ -14,14 +14,15 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.transport import SLACK_LIMITS as ADAPTER_LIMITS
-from adapters.slack.transport import SlackPacer, SlackTransport, make_client
+from adapters.slack.transport import RateLimit, SlackPacer, SlackTransport, make_client
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.engine import Engine
 from bot.models import IncomingMessage, MessageKind, OutgoingMessage, RoomKey
+from bot.pacing import SharedPacing
 from prompts.strings import t
 from storage.sqlite import SqliteStorage
-from tests.fakes.slack_api import BOT_TOKEN, SLACK_LIMITS, FakeSlackAPI, VirtualTime
+from tests.fakes.slack_api import BOT_TOKEN, SLACK_LIMITS, FakeSlackAPI, Limit, VirtualTime
 
 T0 = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
@@ -136,3 +137,40 @@ async def test_a_burst_of_deadlocks_through_the_engine_draws_no_429(
         assert len(limited.calls_to("chat.update")) == len(targets)
     finally:
         await storage.close()
+
+
+@pytest.mark.parametrize("shared", [True, False])
+async def test_two_instances_posting_into_one_channel_share_its_pace(
+    tmp_path: Path, shared: bool
+) -> None:
+    """Two processes' transports (each with its own pacer) on one database:
+    their posts into one channel are spaced as one app's; without the shared
+    pacing the same posts draw 429s (the control). Real time here (a channel
+    allowing a post every 0.3 s): two pacers sleeping at once on the fake's
+    virtual clock would each move it by their whole wait."""
+    limit = {"chat.postMessage": Limit(1, 0.3, per_channel=True)}
+    async with FakeSlackAPI(limits=limit) as api:
+        stores = [SqliteStorage(str(tmp_path / "pace.db")) for _ in range(2)]
+        for store in stores:
+            await store.open()
+        try:
+            instances = []
+            for store in stores:
+                transport = SlackTransport(make_client(BOT_TOKEN, api.url))
+                transport.pacer = SlackPacer(
+                    {"chat.postMessage": RateLimit(1, 0.3, per_channel=True)},
+                    post_interval=0.3)
+                if shared:
+                    transport.pacer.share(SharedPacing(store))
+                instances.append(transport)
+            room = RoomKey("slack", "C0SHARED", "1764410400.000001")
+            notice = OutgoingMessage(kind=MessageKind.NOTICE, text="알림")
+            await asyncio.gather(*(t.post(room, notice) for t in instances for _ in range(3)))
+            assert len([m for (c, _), m in api.messages.items() if c == "C0SHARED"]) == 6
+            if shared:
+                assert dict(api.rate_limited_by) == {}
+            else:
+                assert api.rate_limited_by["chat.postMessage"] > 0
+        finally:
+            for store in stores:
+                await store.close()

@@ -244,7 +244,7 @@ async def test_mention_summon_and_history_act_on_their_thread(world: World) -> N
     await world.quiet()
     assert world.verdict(thread)[1]["text"].startswith("ESCALATE")
     history = await mention(world, "history", thread)
-    assert "ESCALATE" in history and "manual" in history
+    assert "ESCALATE" in history and "중재 요청" in history and "manual" not in history
 
 
 async def test_a_mention_at_the_top_of_the_channel_says_it_used_the_latest_thread(

@@ -281,6 +281,41 @@ class TestStorageContract:
         assert [a.id for a in rows] == [ids[3], ids[4]]
         assert await store.room_arbitrations("nowhere") == []
 
+    async def test_a_ruling_is_stored_with_its_arbitration(self, store: Storage) -> None:
+        ruling = {"upheld": "F1", "retired": "F3", "upheld_summary": "TTL 1분 (sec-bot)",
+                  "retired_summary": "TTL 1시간 (perf-bot)", "applied": True}
+        async with store.transaction() as tx:
+            ruled = await tx.create_arbitration("r", 1, "contradiction", {}, NOW)
+            plain = await tx.create_arbitration("r", 2, "manual", {}, NOW)
+            await tx.update_arbitration(ruled, status="done", verdict="REVISE", ruling=ruling)
+            await tx.update_arbitration(plain, status="done", verdict="PROCEED")
+        got = {a.id: a.ruling for a in await store.room_arbitrations("r")}
+        assert got == {ruled: ruling, plain: None}
+        one = await store.get_arbitration(ruled)
+        assert one is not None and one.ruling == ruling
+        assert [a.ruling for a in await store.recent_arbitrations()] == [None, ruling]
+
+    async def test_a_human_ruling_is_stored_with_the_answer(self, store: Storage) -> None:
+        ruling = {"upheld": "F3", "retired": "F1", "upheld_summary": "캐시 TTL 1시간",
+                  "retired_summary": "캐시 TTL 1분"}
+        async with store.transaction() as tx:
+            await tx.create_escalation(escalation(1))
+            await tx.create_escalation(escalation(2))
+            assert await tx.answer_escalation(1, option=2, label="b", text=None, kind="digit",
+                                              by="minji", at=NOW, ruling=ruling)
+            assert await tx.answer_escalation(2, option=1, label="a", text=None, kind="button",
+                                              by="minji", at=NOW)
+            seen = await tx.get_escalation(1)
+            assert seen is not None and seen.answer_ruling == ruling  # inside the unit too
+        async with store.transaction() as tx:  # a losing answer changes nothing
+            assert not await tx.answer_escalation(1, option=1, label="a", text=None,
+                                                  kind="digit", by="mallory", at=NOW,
+                                                  ruling={"upheld": "F1", "retired": "F3"})
+        first, second = await store.get_escalation(1), await store.get_escalation(2)
+        assert first is not None and second is not None
+        assert (first.answer_ruling, first.answered_by) == (ruling, "minji")
+        assert second.answer_ruling is None
+
     # --- escalations ----------------------------------------------------------------
 
     async def test_escalation_answer_is_compare_and_set_across_instances(
