@@ -31,7 +31,7 @@ from bot.detection import Thresholds
 from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed
 from bot.i18n import room_language
-from bot.ingest import store_incoming
+from bot.ingest import role_of, store_incoming
 from bot.instances import Instance
 from bot.models import (
     AnswerResult,
@@ -298,13 +298,29 @@ class Engine:
     async def _run_spawned(self, room: RoomKey, effects: Effects) -> None:
         await self._run(room, effects, inline=False)
 
+    async def restore_state(self, room: RoomKey, state: RoomState) -> None:
+        """Put back a state the room had before (read with `load_state`); what
+        changed since is forgotten. For a driver that closed a turn itself
+        (`close_turn`) and then finds that the turn goes on."""
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.restore(unit, room, state)
+        await self._run(room, effects, inline=False)
+
     # -- inbound ----------------------------------------------------------
+    async def store(self, message: IncomingMessage) -> Role | None:
+        """Store a message without applying it (`apply_stored` does): the role it
+        was stored with, or None when it was not stored (not ours, or a
+        redelivery of a message already stored)."""
+        if message.is_self:
+            return None
+        if await store_incoming(self.storage, self.channels, message) is None:
+            return None
+        return role_of(await self.channels.get(message.platform, message.channel), message)
+
     async def on_message(self, message: IncomingMessage) -> None:
         """Store and apply (replays, tests). A message of a room busy with an
         arbitration in another task is applied by that task, after the verdict."""
-        if message.is_self:
-            return
-        if await store_incoming(self.storage, self.channels, message) is None:
+        if await self.store(message) is None:
             return  # not ours, or a redelivery of a message already stored
         if message.room.id in self.catching_up:
             return  # the room's catch-up applies it, after what it missed
@@ -407,32 +423,40 @@ class Engine:
         return await self.admin.handle(request)
 
     # -- time -------------------------------------------------------------
-    async def close_turns(
-        self, rooms: Iterable[str] | None = None, *, force: bool = False, at_eof: bool = False
-    ) -> None:
-        """Close open turns that went quiet (or all of them, at the end of a replay).
+    async def close_turns(self, rooms: Iterable[str] | None = None, *, force: bool = False) -> None:
+        """Close open turns that went quiet (or all of them now, `force`).
 
-        Live, each room's arbitration runs in its own task, so one slow model
-        call does not hold up the other rooms, reminders or the outbox. At the
-        end of a replay (`at_eof`) rooms are arbitrated in order, for
-        reproducible output.
+        Each room's arbitration runs in its own task, so one slow model call
+        does not hold up the other rooms, reminders or the outbox.
         """
         for room_id in list(rooms if rooms is not None else self.open_turns):
-            room = RoomKey.parse(room_id)
-            ctx = await self.context(room)
-            last_at = self.open_turns.get(room_id)
-            if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
-                if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
-                    continue  # not quiet yet: next tick
-            if ctx.channel.paused:
-                continue  # a paused channel is not watched: its turns are not judged
-            ctx = await self.judged(room, ctx, closing=True)
-            async with self.storage.room(room.id) as unit:
-                effects = await self.transitions.close_turn(
-                    unit, room, ctx, force=force, at_eof=at_eof
-                )
-            if effects is not None:
-                await self._run(room, effects, inline=at_eof)
+            await self._close_turn(RoomKey.parse(room_id), force=force)
+
+    async def close_turn(self, room: RoomKey) -> list[dict[str, Any]] | None:
+        """Close the room's open turn now, whatever the silence, and run what it
+        fires (an arbitration in its own task: `drain()` waits for it).
+
+        Returns the events the closing reported (a deadlock, an approval; empty
+        when it decided nothing), or None when no turn was closed: none open,
+        the room paused, or busy (an arbitration in flight).
+        """
+        effects = await self._close_turn(room, force=True)
+        return None if effects is None else list(effects.events)
+
+    async def _close_turn(self, room: RoomKey, *, force: bool) -> Effects | None:
+        ctx = await self.context(room)
+        last_at = self.open_turns.get(room.id)
+        if not force and last_at is not None and ctx.thresholds.turn_quiet_seconds is not None:
+            if (self.clock.now() - last_at).total_seconds() < ctx.thresholds.turn_quiet_seconds:
+                return None  # not quiet yet: next tick
+        if ctx.channel.paused:
+            return None  # a paused channel is not watched: its turns are not judged
+        ctx = await self.judged(room, ctx, closing=True)
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.close_turn(unit, room, ctx, force=force)
+        if effects is not None:
+            await self._run(room, effects, inline=False)
+        return effects
 
     async def tick(self) -> None:
         try:
