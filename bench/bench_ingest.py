@@ -78,7 +78,7 @@ async def _engine(db: Path) -> tuple[Engine, SqliteStorage, list[dict[str, Any]]
     storage = SqliteStorage(str(db))
     await storage.open()
     engine = Engine(Settings(_env_file=None, arbiter_backend="none"),  # type: ignore[call-arg]
-                    storage, ManualClock(T0), quiet_close=False)
+                    storage, ManualClock(T0), room_overrides={"turn_quiet_seconds": None})
     engine.register_transport(NullTransport())
     events: list[dict[str, Any]] = []
     engine.add_listener(events.append)

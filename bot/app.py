@@ -63,7 +63,13 @@ async def replay(
 ) -> int:
     """`tribunal replay`; with `listener`, the events go there instead of stdout
     (the detection benchmark scores them in-process)."""
-    from adapters.console import ConsoleTransport, Replayer, human_printer, json_printer
+    from adapters.console import (
+        ROOM_OVERRIDES,
+        ConsoleTransport,
+        Replayer,
+        human_printer,
+        json_printer,
+    )
     from bot.clock import ManualClock
     from bot.engine import Engine
 
@@ -78,7 +84,7 @@ async def replay(
         await storage.close()
         return EXIT_USAGE
     clock = ManualClock()
-    engine = Engine(settings, storage, clock, quiet_close=False)
+    engine = Engine(settings, storage, clock, room_overrides=ROOM_OVERRIDES)
     engine.register_transport(ConsoleTransport(out=None if as_json else sys.stdout))
     engine.add_listener(listener or (json_printer() if as_json else human_printer()))
     try:

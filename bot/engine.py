@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -62,14 +62,18 @@ class Engine:
         clock: Clock | None = None,
         *,
         arbitrator: Arbitrator | None = None,
-        quiet_close: bool = True,
+        room_overrides: Mapping[str, Any] | None = None,
     ) -> None:
+        """`room_overrides`: settings that beat every room's own when its
+        transitions are judged; `{"turn_quiet_seconds": None}` closes turns
+        only when another role speaks or when told to (`close_turn`), never on
+        silence."""
         self.settings = settings
         self.storage = storage
         self.clock: Clock = clock or SystemClock()
         self.transports: dict[str, Transport] = {}
         self.listeners: list[EventListener] = []
-        self.quiet_close = quiet_close
+        self.room_overrides = dict(room_overrides or {})
         self.channels = ChannelDirectory(settings, storage)
         self.instance = Instance(storage, self.clock, settings.lease_seconds)
         self.outbox = Outbox(storage, self.transports, self.clock,
@@ -245,12 +249,12 @@ class Engine:
 
     async def context(self, room: RoomKey) -> RoomContext:
         """Settings a transition needs, read before its unit opens."""
-        values = await self.channels.room_settings(room)
-        quiet = float(values["turn_quiet_seconds"]) if self.quiet_close else None
+        values = {**await self.channels.room_settings(room), **self.room_overrides}
+        quiet = values["turn_quiet_seconds"]
         thresholds = Thresholds(
             stall_threshold=int(values["stall_threshold"]),
             max_rounds=int(values["max_rounds"]),
-            turn_quiet_seconds=quiet,
+            turn_quiet_seconds=None if quiet is None else float(quiet),
         )
         channel = await self.channels.get(room.platform, room.channel)
         return RoomContext(channel, thresholds, values, await self.room_language(room))
