@@ -25,7 +25,6 @@ from bot.config import Settings
 from bot.ops_server import OpsServerError, start_ops_server
 from bot.platforms import PlatformRunner, cancel_all
 from bot.ports import EventListener
-from bot.transcript import TranscriptError
 from prompts.strings import t
 from storage.base import DatabaseUnusable, Storage
 
@@ -72,6 +71,7 @@ async def replay(
     )
     from bot.clock import ManualClock
     from bot.engine import Engine
+    from bot.transcript import TranscriptError
 
     storage = await open_storage(database)
     if storage is None:

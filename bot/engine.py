@@ -94,6 +94,7 @@ class Engine:
         # Rooms with an open turn -> its last message (None: not known yet), so
         # `tick()` opens a unit only for turns that may have gone quiet.
         self.open_turns: dict[str, datetime | None] = {}
+        self._open_turns_loaded = False  # those of the last process: read on first need
         self.catching_up: set[str] = set()
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
@@ -119,13 +120,14 @@ class Engine:
                 log.exception("event listener failed")
 
     async def start(self) -> None:
-        """Resume what a crash interrupted: open turns, arbitrations, waiting messages.
+        """Resume what a crash interrupted: arbitrations, waiting messages, posts.
 
         Each room resumes in its own task (a resumed model call can take
         minutes; the adapters must not wait for it). `drain()` waits for them.
+        The turns left open are read when turns are first closed
+        (`close_turns`), not here: reading every room's state is not needed
+        to be ready.
         """
-        for room_id in await self.storage.rooms_with_open_turns():
-            self.open_turns.setdefault(room_id, None)
         await self.recover()
         await self.outbox.flush()
 
@@ -433,8 +435,18 @@ class Engine:
         Each room's arbitration runs in its own task, so one slow model call
         does not hold up the other rooms, reminders or the outbox.
         """
+        if rooms is None:
+            await self._load_open_turns()
         for room_id in list(rooms if rooms is not None else self.open_turns):
             await self._close_turn(RoomKey.parse(room_id), force=force)
+
+    async def _load_open_turns(self) -> None:
+        """Once: the rooms whose turn was left open when the last process stopped."""
+        if self._open_turns_loaded:
+            return
+        for room_id in await self.storage.rooms_with_open_turns():
+            self.open_turns.setdefault(room_id, None)
+        self._open_turns_loaded = True
 
     async def close_turn(self, room: RoomKey) -> list[dict[str, Any]] | None:
         """Close the room's open turn now, whatever the silence, and run what it
