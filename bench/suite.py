@@ -57,6 +57,7 @@ SUITE: list[Benchmark] = [
                Spec("startup_10k_rooms", "s", Target(LE, 3.0), RATIO),
                Spec("startup_resume", "s", Target(LE, 60.0), VALUE),
                Spec("startup_catchup", "s", Target(LE, 60.0), VALUE),
+               Spec("startup_vs_sdk_imports", "s", Target(LE, 1.5), RATIO),
            ]),
     _bench("burst", "bench.bench_burst", "run",
            "simultaneous deadlocks against the fake Slack's documented limits", [
