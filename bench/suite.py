@@ -37,6 +37,8 @@ SUITE: list[Benchmark] = [
            "whole pipeline vs raw inserts with the same driver and durability", [
                Spec("ingest_sqlite", "msg/s", Target(GE, 0.6), RATIO),
                Spec("ingest_postgres", "msg/s", Target(GE, 0.6), RATIO),
+               Spec("ingest_postgres_2_instances", "msg/s", Target(GE, 1.0), RATIO),
+               Spec("ingest_postgres_3_instances", "msg/s", Target(GE, 1.0), RATIO),
            ]),
     _bench("context", "bench.bench_rooms", "run_context",
            "context assembly from storage, 100,000- vs 1,000-message room", [
