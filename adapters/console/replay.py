@@ -116,8 +116,8 @@ class Replayer:
         self.skipped = int(_redelivered() - skipped_before)
 
     async def _end_of_input(self, room: RoomKey) -> None:
-        """The end of the input closes the room's open turn (DESIGN §2), and what
-        that fires is finished before the next room closes."""
+        """The end of the input closes the room's open turn (a transcript's turns
+        end there too), and what that fires is finished before the next room closes."""
         before = await self.engine.load_state(room)
         events = await self.engine.close_turn(room)
         await self.engine.drain()
