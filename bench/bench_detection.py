@@ -38,7 +38,7 @@ from typing import Any
 
 from bench.harness import DEFAULT_CORPUS, Options, Row
 from bench.suite import missing, row
-from bot.cli import _replay
+from bot.app import replay as _replay
 from bot.config import Settings
 
 LABEL_KEYS = {"case", "language", "category", "reviewers", "deadlock", "trigger",

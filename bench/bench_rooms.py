@@ -295,7 +295,8 @@ async def memory_child(rooms: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         storage = SqliteStorage(str(Path(tmp) / "mem.db"))
         await storage.open()
-        engine = Engine(settings(), storage, ManualClock(T0), quiet_close=False)
+        engine = Engine(settings(), storage, ManualClock(T0),
+                        room_overrides={"turn_quiet_seconds": None})
         engine.register_transport(NullTransport())
         await engine.admin.configure_channel("console", "mem", owner=[OWNER],
                                              reviewer=[REVIEWER], settings={})
@@ -357,7 +358,7 @@ async def overhead_figures(tmp: Path, rounds: int) -> tuple[float, float]:
                         arbiter_api_key="k", arbiter_model="m", arbiter_retries=0)
         storage = SqliteStorage(str(tmp / "o.db"))
         await storage.open()
-        engine = Engine(conf, storage, ManualClock(T0), quiet_close=False)
+        engine = Engine(conf, storage, ManualClock(T0), room_overrides={"turn_quiet_seconds": None})
         watch = VerdictWatch()
         engine.register_transport(watch)
         await engine.admin.configure_channel("console", "o", owner=["o"], reviewer=["r"],

@@ -37,6 +37,8 @@ SUITE: list[Benchmark] = [
            "whole pipeline vs raw inserts with the same driver and durability", [
                Spec("ingest_sqlite", "msg/s", Target(GE, 0.6), RATIO),
                Spec("ingest_postgres", "msg/s", Target(GE, 0.6), RATIO),
+               Spec("ingest_postgres_2_instances", "msg/s", Target(GE, 1.0), RATIO),
+               Spec("ingest_postgres_3_instances", "msg/s", Target(GE, 1.0), RATIO),
            ]),
     _bench("context", "bench.bench_rooms", "run_context",
            "context assembly from storage, 100,000- vs 1,000-message room", [
@@ -57,6 +59,7 @@ SUITE: list[Benchmark] = [
                Spec("startup_10k_rooms", "s", Target(LE, 3.0), RATIO),
                Spec("startup_resume", "s", Target(LE, 60.0), VALUE),
                Spec("startup_catchup", "s", Target(LE, 60.0), VALUE),
+               Spec("startup_vs_sdk_imports", "s", Target(LE, 1.5), RATIO),
            ]),
     _bench("burst", "bench.bench_burst", "run",
            "simultaneous deadlocks against the fake Slack's documented limits", [

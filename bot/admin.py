@@ -395,15 +395,6 @@ class AdminCommands:
                 await tx.set_setting("channel", scope_id, key, value)
         self.channels.invalidate(platform, channel)
 
-    async def replay_room(self) -> str | None:
-        """The room the last replay on this database was in (replays may come in parts)."""
-        value = (await self.storage.get_settings("replay", "console")).get("room")
-        return str(value) if value else None
-
-    async def remember_replay_room(self, room: str) -> None:
-        async with self.storage.transaction() as tx:
-            await tx.set_setting("replay", "console", "room", room)
-
 
 def findings_lines(findings: list[Finding], lang: str = "ko") -> list[str]:
     """`/arbiter status`: the task's open findings, each with its round-by-round history."""

@@ -32,7 +32,13 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import ErrorDetails
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from bot.faults import FAULT_ENV
 from prompts import languages
@@ -164,6 +170,22 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX, env_file=".env", extra="ignore"
     )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The usual sources, in the usual order, less a `.env` that holds nothing
+        (none, or an empty one): reading every field through it again costs a
+        start about as much as the environment itself and adds nothing."""
+        if isinstance(dotenv_settings, DotEnvSettingsSource) and not dotenv_settings.env_vars:
+            return init_settings, env_settings, file_secret_settings
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
 
     database: NonEmpty = "./tribunal.db"
     config: Path | None = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Iterable
+from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,7 +32,7 @@ from bot.detection import Thresholds
 from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed, hit
 from bot.i18n import room_language
-from bot.ingest import store_incoming
+from bot.ingest import role_of, store_incoming
 from bot.instances import Instance
 from bot.models import (
     AnswerResult,
@@ -72,14 +72,18 @@ class Engine:
         clock: Clock | None = None,
         *,
         arbitrator: Arbitrator | None = None,
-        quiet_close: bool = True,
+        room_overrides: Mapping[str, Any] | None = None,
     ) -> None:
+        """`room_overrides`: settings that beat every room's own when its
+        transitions are judged; `{"turn_quiet_seconds": None}` closes turns
+        only when another role speaks or when told to (`close_turn`), never on
+        silence."""
         self.settings = settings
         self.storage = storage
         self.clock: Clock = clock or SystemClock()
         self.transports: dict[str, Transport] = {}
         self.listeners: list[EventListener] = []
-        self.quiet_close = quiet_close
+        self.room_overrides = dict(room_overrides or {})
         self.channels = ChannelDirectory(settings, storage)
         self.instance = Instance(storage, self.clock, settings.lease_seconds)
         self.outbox = Outbox(storage, self.transports, self.clock,
@@ -139,12 +143,15 @@ class Engine:
                 log.exception("event listener failed")
 
     async def start(self) -> None:
-        """Resume what a crash interrupted: open turns, arbitrations, waiting messages.
+        """Resume what a crash interrupted: arbitrations, waiting messages, posts.
 
         Each room resumes in its own task (a resumed model call can take
         minutes; the adapters must not wait for it). `drain()` waits for them.
+        The turns left open are read when turns are first closed
+        (`close_turns`), not here: reading every room's state is not needed
+        to be ready.
         """
-        await self.recover()  # open turns included
+        await self.recover()
         await self.outbox.flush()
 
     async def recover(self) -> None:
@@ -167,12 +174,12 @@ class Engine:
             self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
         for action in await self.storage.unprocessed_actions():
             self.spawn(self.apply_action(action))  # applied once: a compare-and-set
-        if not self._turns_read or await self._others_registered():
-            # At start; then only while other instances share the database
-            # (alone, this process knows every open turn it made).
+        if self._turns_read and await self._others_registered():
+            # While other instances share the database (alone, this process
+            # knows every open turn it made; those the last process left are
+            # read once, when turns are first closed: `_load_open_turns`).
             for room_id in await self.storage.rooms_with_open_turns():
                 self.open_turns.setdefault(room_id, None)  # `close_turns` reads its state
-            self._turns_read = True
 
     async def _others_registered(self) -> bool:
         return any(row.id != self.instance.id for row in await self.storage.instances())
@@ -299,19 +306,20 @@ class Engine:
 
     async def context(self, room: RoomKey) -> RoomContext:
         """Settings a transition needs, read before its unit opens."""
-        values = await self.channels.room_settings(room)
-        quiet = float(values["turn_quiet_seconds"]) if self.quiet_close else None
+        values = {**await self.channels.room_settings(room), **self.room_overrides}
+        quiet = values["turn_quiet_seconds"]
         thresholds = Thresholds(
             stall_threshold=int(values["stall_threshold"]),
             max_rounds=int(values["max_rounds"]),
-            turn_quiet_seconds=quiet,
+            turn_quiet_seconds=None if quiet is None else float(quiet),
         )
         channel = await self.channels.get(room.platform, room.channel)
         return RoomContext(
             channel, thresholds, values,
             configured_language=await self.channels.configured_language(room),
             default_language=self.settings.language,
-            reviewer_wait_seconds=self.settings.reviewer_wait_seconds if self.quiet_close else None,
+            # No timer where turns never close on silence (a transcript's replay).
+            reviewer_wait_seconds=None if quiet is None else self.settings.reviewer_wait_seconds,
         )
 
     async def apply_stored(self, room: RoomKey, *, platform_order: bool = False) -> None:
@@ -371,13 +379,29 @@ class Engine:
     async def _run_spawned(self, room: RoomKey, effects: Effects) -> None:
         await self._run(room, effects, inline=False)
 
+    async def restore_state(self, room: RoomKey, state: RoomState) -> None:
+        """Put back a state the room had before (read with `load_state`); what
+        changed since is forgotten. For a driver that closed a turn itself
+        (`close_turn`) and then finds that the turn goes on."""
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.restore(unit, room, state)
+        await self._run(room, effects, inline=False)
+
     # -- inbound ----------------------------------------------------------
+    async def store(self, message: IncomingMessage) -> Role | None:
+        """Store a message without applying it (`apply_stored` does): the role it
+        was stored with, or None when it was not stored (not ours, or a
+        redelivery of a message already stored)."""
+        if message.is_self:
+            return None
+        if await store_incoming(self.storage, self.channels, message) is None:
+            return None
+        return role_of(await self.channels.get(message.platform, message.channel), message)
+
     async def on_message(self, message: IncomingMessage) -> None:
         """Store and apply (replays, tests). A message of a room busy with an
         arbitration in another task is applied by that task, after the verdict."""
-        if message.is_self:
-            return
-        if await store_incoming(self.storage, self.channels, message) is None:
+        if await self.store(message) is None:
             return  # not ours, or a redelivery of a message already stored
         if message.room.id in self.catching_up:
             return  # the room's catch-up applies it, after what it missed
@@ -504,45 +528,64 @@ class Engine:
         return await self.admin.handle(request)
 
     # -- time -------------------------------------------------------------
-    async def close_turns(
-        self, rooms: Iterable[str] | None = None, *, force: bool = False, at_eof: bool = False
-    ) -> None:
-        """Close open turns that went quiet (or all of them, at the end of a replay).
+    async def close_turns(self, rooms: Iterable[str] | None = None, *, force: bool = False) -> None:
+        """Close open turns that went quiet (or all of them now, `force`).
 
-        Live, each room's arbitration runs in its own task, so one slow model
-        call does not hold up the other rooms, reminders or the outbox. At the
-        end of a replay (`at_eof`) rooms are arbitrated in order, for
-        reproducible output.
+        Each room's arbitration runs in its own task, so one slow model call
+        does not hold up the other rooms, reminders or the outbox.
         """
+        if rooms is None:
+            await self._load_open_turns()
         for room_id in list(rooms if rooms is not None else self.open_turns):
-            room = RoomKey.parse(room_id)
-            ctx = await self.context(room)
-            known = self.open_turns.get(room_id)
-            quiet = ctx.thresholds.turn_quiet_seconds
-            if not force and known is not None and quiet is not None:
-                last_at, waits = known
-                if waits and ctx.reviewer_wait_seconds is not None:
-                    # Several reviewers: the turn waits for the others (§3).
-                    quiet = max(quiet, ctx.reviewer_wait_seconds)
-                if (self.clock.now() - last_at).total_seconds() < quiet:
-                    continue  # not quiet yet: next tick
-            if ctx.channel.paused:
-                continue  # a paused channel is not watched: its turns are not judged
-            ctx = await self.judged(room, ctx, closing=True)
-            async with self.storage.room(room.id) as unit:
-                effects = await self.transitions.close_turn(
-                    unit, room, ctx, force=force, at_eof=at_eof
-                )
-                stored = load(unit) if effects is None else None
-            if effects is not None:
-                await self._run(room, effects, inline=at_eof)
-            elif stored is None or stored.open_turn is None:
-                # Closed (or never open) as stored: another instance may have
-                # applied the room's later messages.
-                self.open_turns.pop(room_id, None)
-            else:  # the stored turn's latest message
-                self.open_turns[room_id] = (stored.open_turn.last_at,
-                                            waits_for_reviewers(stored))
+            await self._close_turn(RoomKey.parse(room_id), force=force)
+
+    async def _load_open_turns(self) -> None:
+        """Once: the rooms whose turn was left open when the last process
+        stopped (later, `recover` looks again while other instances share the
+        database)."""
+        if self._turns_read:
+            return
+        for room_id in await self.storage.rooms_with_open_turns():
+            self.open_turns.setdefault(room_id, None)
+        self._turns_read = True
+
+    async def close_turn(self, room: RoomKey) -> list[dict[str, Any]] | None:
+        """Close the room's open turn now, whatever the silence, and run what it
+        fires (an arbitration in its own task: `drain()` waits for it).
+
+        Returns the events the closing reported (a deadlock, an approval; empty
+        when it decided nothing), or None when no turn was closed: none open,
+        the room paused, or busy (an arbitration in flight).
+        """
+        effects = await self._close_turn(room, force=True)
+        return None if effects is None else list(effects.events)
+
+    async def _close_turn(self, room: RoomKey, *, force: bool) -> Effects | None:
+        ctx = await self.context(room)
+        known = self.open_turns.get(room.id)
+        quiet = ctx.thresholds.turn_quiet_seconds
+        if not force and known is not None and quiet is not None:
+            last_at, waits = known
+            if waits and ctx.reviewer_wait_seconds is not None:
+                # Several reviewers: the turn waits for the others (§3).
+                quiet = max(quiet, ctx.reviewer_wait_seconds)
+            if (self.clock.now() - last_at).total_seconds() < quiet:
+                return None  # not quiet yet: next tick
+        if ctx.channel.paused:
+            return None  # a paused channel is not watched: its turns are not judged
+        ctx = await self.judged(room, ctx, closing=True)
+        async with self.storage.room(room.id) as unit:
+            effects = await self.transitions.close_turn(unit, room, ctx, force=force)
+            stored = load(unit) if effects is None else None
+        if effects is not None:
+            await self._run(room, effects, inline=False)
+        elif stored is None or stored.open_turn is None:
+            # Closed (or never open) as stored: another instance may have
+            # applied the room's later messages.
+            self.open_turns.pop(room.id, None)
+        else:  # the stored turn's latest message
+            self.open_turns[room.id] = (stored.open_turn.last_at, waits_for_reviewers(stored))
+        return effects
 
     async def tick(self) -> None:
         try:

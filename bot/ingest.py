@@ -9,7 +9,7 @@ with a minutes-long arbitration never delays an acknowledgement.
 from __future__ import annotations
 
 from bot import telemetry
-from bot.channels import ChannelDirectory
+from bot.channels import ChannelDirectory, ChannelInfo
 from bot.models import IncomingMessage, Role
 from storage.base import MessageRow, Storage
 
@@ -19,6 +19,13 @@ MAX_TEXT = 40_000  # longer messages are stored cut, with a marker
 def clip(text: str) -> str:
     """Oversized messages are kept, cut, with a visible marker."""
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n[…truncated]"
+
+
+def role_of(channel: ChannelInfo, message: IncomingMessage) -> Role:
+    """The role a message is stored with: its hint, else the channel's bindings;
+    a bot bound to no role is `other`."""
+    role = message.role_hint or channel.role_of([message.author_id, *message.author_alt_ids])
+    return Role.OTHER if role is Role.USER and message.is_bot else role
 
 
 async def store_incoming(
@@ -31,9 +38,7 @@ async def store_incoming(
     """
     room = message.room
     channel = await channels.get(room.platform, room.channel)
-    role = message.role_hint or channel.role_of([message.author_id, *message.author_alt_ids])
-    if role is Role.USER and message.is_bot:
-        role = Role.OTHER
+    role = role_of(channel, message)
     if not channel.watched or channel.paused or role in (Role.OTHER, Role.ARBITER):
         return None  # unwatched channels and unbound bots are never stored
     row = MessageRow(

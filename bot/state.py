@@ -88,7 +88,3 @@ class RoomState(BaseModel):
     proceed_triggers: list[Trigger] = Field(default_factory=list)
     approved: bool = False
     last_detection: dict[str, Any] | None = None
-    # Replay only: the state just before end-of-input closed a turn that
-    # triggered nothing, so a replay continuing in another process can resume
-    # that turn exactly as a single run would have.
-    eof_snapshot: str | None = None

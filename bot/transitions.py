@@ -171,8 +171,6 @@ class Transitions:
             await mark_applied(unit, row, epoch=-1, turn_no=None)  # never applied
             return effects
         role = Role(row.role)
-        if state.eof_snapshot is not None:
-            state = _resume_after_eof(state, role)
         events: list[detection.Event] = []
         turn = state.open_turn
         thresholds = turn_thresholds(state, ctx)
@@ -227,7 +225,6 @@ class Transitions:
 
     async def close_turn(
         self, unit: RoomTransaction, room: RoomKey, ctx: RoomContext, *, force: bool,
-        at_eof: bool = False,
     ) -> Effects | None:
         """Close the room's open turn if it went quiet (or now, `force`).
 
@@ -239,7 +236,6 @@ class Transitions:
             return None
         if not force and await unit.unprocessed_messages():
             return None
-        snapshot = state.model_dump_json() if at_eof else None
         if force:
             events = detection.close_turn(
                 state, ctx.thresholds, decisions=ctx.decisions, judge=ctx.judge
@@ -251,11 +247,14 @@ class Transitions:
             )
         if not events:
             return None
-        if snapshot is not None and not any(isinstance(e, Deadlock | Approved) for e in events):
-            # Replay only: a later part of the transcript may go on with this turn.
-            state.eof_snapshot = snapshot
         effects = Effects()
         await self._record_detection(unit, room, state, events, effects)
+        await save(unit, room, state, self.clock.now(), effects)
+        return effects
+
+    async def restore(self, unit: RoomTransaction, room: RoomKey, state: RoomState) -> Effects:
+        """Put back a state the room had before (`Engine.restore_state`)."""
+        effects = Effects()
         await save(unit, room, state, self.clock.now(), effects)
         return effects
 
@@ -463,15 +462,6 @@ def _human_spoke(state: RoomState, author: str, ts: datetime) -> None:
         state.humans = [*state.humans, author][-MAX_HUMANS:]
     state.requester = author
     _answer_starts_epoch(state)
-
-
-def _resume_after_eof(state: RoomState, role: Role) -> RoomState:
-    """Replay only: the same role going on after an end of input was one turn."""
-    snapshot = RoomState.model_validate_json(state.eof_snapshot or "{}")
-    if snapshot.open_turn is not None and snapshot.open_turn.role == role:
-        state = snapshot
-    state.eof_snapshot = None
-    return state
 
 
 def _report_deadlock(room: RoomKey, event: Deadlock, effects: Effects) -> None:

@@ -292,6 +292,9 @@ def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str |
               socket_mode: bool) -> AsyncApp:
     """Bolt app with our listeners; request signatures are checked in HTTP mode."""
     app = AsyncApp(
+        # Named here: without a name bolt reads it from `inspect.stack()`, which
+        # loads the source of every frame on the stack (about 50 ms at start).
+        name="tribunal",
         client=client,
         signing_secret=signing_secret or "",
         # Listeners only ack and spawn, so running them before the response is

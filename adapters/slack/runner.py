@@ -15,10 +15,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
@@ -28,6 +27,9 @@ from adapters.slack.translate import Identity
 from adapters.slack.transport import SlackTransport, error_code, make_client
 from bot.config import Settings
 from bot.ports import Core, PlatformFatal, SharesPacing
+
+if TYPE_CHECKING:  # Socket Mode's modules load only when Socket Mode is used
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 log = logging.getLogger("tribunal.slack")
 EVENTS_PATH = "/slack/events"
@@ -101,6 +103,8 @@ class SlackAdapter:
             app_token = _secret(self.settings.slack_app_token)
             if not app_token:
                 raise SlackStartError("Socket Mode needs SLACK_APP_TOKEN (xapp-...)")
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
             url = await self._socket_url(app_token)
             self.app = build_app(self.inbound, client=self.client, signing_secret=None,
                                  socket_mode=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.console import ConsoleTransport, Replayer
+from adapters.console import ROOM_OVERRIDES, ConsoleTransport, Replayer
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.engine import Engine
@@ -27,7 +27,7 @@ async def first_deadlock(lines: list[str], db: Path) -> dict[str, object] | None
     storage = SqliteStorage(str(db))
     await storage.open()
     clock = ManualClock()
-    engine = Engine(Settings(), storage, clock, quiet_close=False)
+    engine = Engine(Settings(), storage, clock, room_overrides=ROOM_OVERRIDES)
     engine.register_transport(ConsoleTransport(out=None))
     engine.add_listener(events.append)
     try:
@@ -74,10 +74,10 @@ async def test_status_shows_every_history_entry_in_the_rooms_language(tmp_path: 
     for i, transcript in enumerate(sorted(CORPUS.glob("*.jsonl"))):
         storage = SqliteStorage(str(tmp_path / f"{i}.db"))
         await storage.open()
-        clock = ManualClock()
-        engine = Engine(Settings(), storage, clock, quiet_close=False)
-        engine.register_transport(ConsoleTransport(out=None))
-        try:
+        try:  # the storage is closed whatever fails (its thread would outlive the run)
+            clock = ManualClock()
+            engine = Engine(Settings(), storage, clock, room_overrides=ROOM_OVERRIDES)
+            engine.register_transport(ConsoleTransport(out=None))
             await engine.start()
             lines = transcript.read_text(encoding="utf-8").splitlines()
             await Replayer(engine, clock, echo=None).run(lines)

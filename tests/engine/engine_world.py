@@ -46,8 +46,13 @@ class World:
         return [e["event"] for e in self.events]
 
 
-async def make_world(db: Path, settings: Settings | None = None, **engine_kw: Any) -> World:
+async def make_world(db: Path, settings: Settings | None = None, *, quiet_close: bool = True,
+                     **engine_kw: Any) -> World:
+    """`quiet_close=False`: turns close when another role speaks or when told
+    to, never on silence (as in a transcript replay)."""
     settings = settings or Settings(_env_file=None, admin_ids=["boss"])  # type: ignore[call-arg]
+    if not quiet_close:
+        engine_kw["room_overrides"] = {"turn_quiet_seconds": None}
     storage = SqliteStorage(str(db))
     await storage.open()
     clock = ManualClock(T0)

@@ -299,3 +299,23 @@ async def test_a_digit_long_after_the_decision_is_an_ordinary_message(world: Wor
     later(world, 1)
     await world.say("bob", "3")
     assert world.events[-1]["event"] == "escalation_answered"  # nothing new was emitted
+
+
+async def test_close_turn_closes_now_and_says_what_it_decided(tmp_path: Path) -> None:
+    w = await make_world(tmp_path / "close.db", quiet_close=False)
+    room = w.engine_room()
+    assert await w.engine.close_turn(room) is None  # no turn open
+    await w.say("alice", "로그인 버그 고쳐줘")
+    await w.say("owner-bot", "STEP_DONE implemented the fix in src/auth.py", is_bot=True)
+    assert await w.engine.close_turn(room) == []  # closed; nothing decided
+    assert (await w.engine.load_state(room)).open_turn is None
+    before = await w.engine.load_state(room)
+    await w.say("reviewer-bot", OBJECTIONS[0], is_bot=True)
+    await w.engine.restore_state(room, before)  # as if the reviewer had not spoken yet
+    assert (await w.engine.load_state(room)).open_turn is None
+    await w.say("owner-bot", "BLOCKED: I need the staging credentials.", is_bot=True)
+    [event] = await w.engine.close_turn(room) or []
+    assert event["event"] == "deadlock" and event["trigger"] == "blocked"
+    await w.engine.drain()
+    assert w.kinds() == ["deadlock", "verdict"]
+    await w.storage.close()

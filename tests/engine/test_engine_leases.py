@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.console import ConsoleTransport
+from adapters.console import ROOM_OVERRIDES, ConsoleTransport
 from bot.arbiter.base import ArbitrationContext, ArbitrationOutcome
 from bot.arbiter.service import Arbitrator
 from bot.clock import ManualClock
@@ -64,7 +64,7 @@ class Instance:
         self.settings = Settings(_env_file=None, admin_ids=["boss"],  # type: ignore[call-arg]
                                  lease_seconds=LEASE)
         self.engine = Engine(self.settings, store, clock, arbitrator=arbitrator,
-                             quiet_close=quiet_close)
+                             room_overrides=None if quiet_close else ROOM_OVERRIDES)
         self.transport = ConsoleTransport()
         self.engine.register_transport(self.transport)
         self.events: list[dict[str, object]] = []

@@ -438,3 +438,25 @@ async def test_shutdown_cuts_model_calls_short_and_the_next_start_resumes_them(
     third = await make_world(db, quiet_close=False)  # start() resumes it
     assert third.kinds() == ["verdict"]
     await third.storage.close()
+
+
+async def test_a_turn_left_open_by_the_last_process_closes_at_the_first_tick(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "open.db"
+    first = await make_world(db)
+    await first.say("alice", "로그인 버그 고쳐줘")
+    await first.say("owner-bot", "BLOCKED: I need the staging credentials.", is_bot=True)
+    await first.storage.close()  # stopped before the turn went quiet
+
+    second = await make_world(db)
+    room = second.engine_room()
+    # Reading every room's state is not part of getting ready...
+    assert second.engine.open_turns == {}
+    assert (await second.engine.load_state(room)).open_turn is not None
+    second.clock.advance(60)
+    await second.engine.tick()  # ...the first tick reads the open turns and closes this one
+    await second.engine.drain()
+    assert (await second.engine.load_state(room)).open_turn is None
+    assert second.kinds() == ["deadlock", "verdict"]  # a BLOCKED owner turn
+    await second.storage.close()

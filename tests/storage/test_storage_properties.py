@@ -55,7 +55,7 @@ class Store:
     async def _open(self) -> None:
         await self.storage.open()
         settings = Settings(_env_file=None, arbiter_backend="none")  # type: ignore[call-arg]
-        self.engine = Engine(settings, self.storage, self.clock, quiet_close=False)
+        self.engine = Engine(settings, self.storage, self.clock, room_overrides={"turn_quiet_seconds": None})
         self.engine.register_transport(ConsoleTransport())
         await self.engine.start()
         await self.engine.admin.configure_channel(

@@ -1,80 +1,39 @@
-"""The console adapter: replays a transcript through the real engine.
+"""Replaying a transcript (`tribunal replay`, `tribunal demo`) through the real engine.
 
-Posts are printed as they would appear in a thread (human mode) or kept
-quiet while the engine's events are printed as JSON lines (`--json`).
+The `Replayer` reads JSON Lines (`bot.transcript`), configures each room from
+its room line and hands each message to the engine as an adapter would. A
+transcript's turns close when another role speaks or at the end of the input,
+never on silence: its timestamps are a record, not a clock
+(`ROOM_OVERRIDES`). At the end it closes the turns left open, one room after
+the other, each room's arbitration finished before the next room closes, so
+the output is the same on every run.
+
+A transcript may be replayed in parts, each by its own process, on one
+database: the next part goes on in the room the last one used, and a turn that
+the end of a part closed without deciding anything goes on if the next part
+continues it with the same role, as a single run would have seen it. Both are
+kept in the database's `replay` settings scope, the replay's own memory.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from adapters.console.transport import say
 from bot import metrics
 from bot.clock import ManualClock
 from bot.engine import Engine
-from bot.markup import plain
-from bot.models import IncomingMessage, OutgoingMessage, Platform, RoomKey
-from bot.transcript import MessageLine, RoomLine, TranscriptError, parse_line
+from bot.models import IncomingMessage, Platform, Role, RoomKey
+from bot.state import RoomState
+from bot.transcript import MessageLine, RoomLine, parse_line
 
 DEFAULT_ROOM = "default"
-
-
-def say(text: str, out: TextIO | None) -> None:
-    """Print for a reader who may go away (`| head`): the replay itself goes on."""
-    if out is None or out.closed:
-        return
-    try:
-        print(text, file=out, flush=True)
-    except BrokenPipeError:
-        # Later writes go nowhere; stop Python's own flush at exit from failing too.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, out.fileno())
-        os.close(devnull)
-
-
-class ConsoleTransport:
-    platform = Platform.CONSOLE.value
-
-    def __init__(self, out: TextIO | None = None) -> None:
-        self.out = out
-        self.posts: list[tuple[str, OutgoingMessage]] = []
-        self.edits: list[tuple[str, str, OutgoingMessage]] = []
-        self.private: list[tuple[str, str, str]] = []
-        self._next = 0
-
-    def _print(self, text: str) -> None:
-        say(text, self.out)
-
-    async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
-        self._next += 1
-        message_id = f"bot-{self._next}"
-        self.posts.append((room.id, message))
-        self._print(f"[{room.label}] ⚖️ tribunal:\n{_indent(plain(message.text))}\n")
-        return message_id
-
-    async def edit(self, room: RoomKey, message_id: str, message: OutgoingMessage) -> None:
-        self.edits.append((room.id, message_id, message))
-        decided = message.decided
-        if decided is not None:
-            # n == 0: a free-text answer, whose label is the whole decision line.
-            line = decided.label if decided.n == 0 else f"{decided.n}. {decided.label}"
-            note = plain(message.decided_note or "")
-            self._print(f"[{room.label}] (buttons closed: {line}; {note})\n")
-        else:
-            self._print(
-                f"[{room.label}] ⚖️ tribunal (updated):\n{_indent(plain(message.text))}\n"
-            )
-
-    async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
-        self.private.append((room.id, user_id, text))
-        self._print(f"[{room.label}] (only {user_id} sees) {plain(text)}\n")
-
-
-def _indent(text: str) -> str:
-    return "\n".join("  " + line for line in text.splitlines())
+# What the engine is told for every room it replays: no turn closes on silence.
+ROOM_OVERRIDES: dict[str, Any] = {"turn_quiet_seconds": None}
+MEMORY = "replay"  # settings scope: where the replay remembers across processes
+LAST_ROOM = ("console", "room")  # (scope id, key): the room the last part was in
+UNDECIDED_TURN = "undecided_turn"  # key per room: its state before the end closed a turn
 
 
 class Replayer:
@@ -90,10 +49,11 @@ class Replayer:
         self.handed = 0  # message lines handed to the engine
         self.skipped = 0  # of those, already stored (a transcript replayed before)
         self._role_hints = False
+        self._resumed: set[str] = set()  # rooms whose memory of a last part was read
 
     async def _room_line(self, line: RoomLine) -> None:
         self.room = line.room
-        await self.engine.admin.remember_replay_room(line.room)
+        await self._remember(LAST_ROOM[0], LAST_ROOM[1], line.room)
         settings = line.settings.model_dump(exclude_none=True)
         if line.language:
             settings["language"] = line.language
@@ -130,26 +90,62 @@ class Replayer:
             text = " ".join(line.text.split())
             text = text if len(text) <= 160 else text[:159] + "…"
             say(f"[{self.room}] {message.message_id} {who}: {text}", self.echo)
-        await self.engine.on_message(message)
+        role = await self.engine.store(message)
+        if role is None:
+            return  # a line replayed before, or an author the room ignores
+        await self._go_on_with_turn(message.room, role)
+        await self.engine.apply_stored(message.room)
 
     async def run(self, lines: Iterable[str]) -> None:
         """Replay every line; a malformed one raises after the ones before it are done."""
         # A transcript replayed in parts continues in the room the last part used.
         skipped_before = _redelivered()
-        remembered = await self.engine.admin.replay_room()
+        remembered = await self._recall(*LAST_ROOM)
         if remembered:
-            self.room = remembered
-            self._configured.add(remembered)
+            self.room = str(remembered)
+            self._configured.add(self.room)
         for number, raw in enumerate(lines, start=1):
             item = parse_line(raw, number)
             if isinstance(item, RoomLine):
                 await self._room_line(item)
             elif isinstance(item, MessageLine):
                 await self._message(item, number)
-        # End of input closes the open turns (DESIGN §2).
-        await self.engine.close_turns(sorted(self.touched), force=True, at_eof=True)
+        for room_id in sorted(self.touched):
+            await self._end_of_input(RoomKey.parse(room_id))
         await self.engine.drain()
         self.skipped = int(_redelivered() - skipped_before)
+
+    async def _end_of_input(self, room: RoomKey) -> None:
+        """The end of the input closes the room's open turn (a transcript's turns
+        end there too), and what that fires is finished before the next room closes."""
+        before = await self.engine.load_state(room)
+        events = await self.engine.close_turn(room)
+        await self.engine.drain()
+        if events is not None and not any(e["event"] in ("deadlock", "approved") for e in events):
+            # Nothing was decided: a next part may go on with this very turn.
+            await self._remember(room.id, UNDECIDED_TURN, before.model_dump_json())
+
+    async def _go_on_with_turn(self, room: RoomKey, role: Role) -> None:
+        """The first new message of a room whose last part ended with an undecided
+        turn: the same role speaking again continues that turn, so the room goes
+        back to its state before the end closed it."""
+        if room.id in self._resumed:
+            return
+        self._resumed.add(room.id)
+        saved = await self._recall(room.id, UNDECIDED_TURN)
+        if saved is None:
+            return
+        await self._remember(room.id, UNDECIDED_TURN, None)
+        state = RoomState.model_validate_json(str(saved))
+        if state.open_turn is not None and state.open_turn.role == role:
+            await self.engine.restore_state(room, state)
+
+    async def _recall(self, scope_id: str, key: str) -> Any:
+        return (await self.engine.storage.get_settings(MEMORY, scope_id)).get(key)
+
+    async def _remember(self, scope_id: str, key: str, value: Any) -> None:
+        async with self.engine.storage.transaction() as tx:
+            await tx.set_setting(MEMORY, scope_id, key, value)
 
     async def notes(self) -> list[str]:
         """What the reader of a replay that judged nothing needs to know, and why."""
@@ -184,23 +180,4 @@ def _redelivered() -> float:
     return metrics.REGISTRY.get_sample_value("tribunal_messages_redelivered_total") or 0.0
 
 
-def json_printer(out: TextIO = sys.stdout) -> Any:
-    def emit(event: dict[str, Any]) -> None:
-        say(json.dumps(event, ensure_ascii=False), out)
-
-    return emit
-
-
-def human_printer(out: TextIO = sys.stdout) -> Any:
-    def emit(event: dict[str, Any]) -> None:
-        kind = event["event"]
-        if kind == "deadlock":
-            say(f"[{event['room']}] ⛔ deadlock: {event['trigger']} (rounds {event['rounds']},"
-                f" stalled {event['stalled_rounds']}) after {event['after_message']}\n", out)
-        elif kind == "approved":
-            say(f"[{event['room']}] ✅ approved after {event['after_message']}\n", out)
-
-    return emit
-
-
-__all__ = ["ConsoleTransport", "Replayer", "TranscriptError", "human_printer", "json_printer"]
+__all__ = ["DEFAULT_ROOM", "ROOM_OVERRIDES", "Replayer"]
