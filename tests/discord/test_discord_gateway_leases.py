@@ -362,3 +362,23 @@ async def test_a_shard_count_alone_connects_every_shard(
         assert sorted(map(tuple, fake_discord.sessions())) == [(0, 2), (1, 2)]  # type: ignore[arg-type]
     finally:
         await adapter.stop()
+
+
+def test_the_start_up_line_says_how_the_gateway_is_held(
+    make_settings: Callable[..., Settings]
+) -> None:
+    from bot.startup import describe_platform
+
+    url = "postgresql://tribunal@db/tribunal"
+    cases = {
+        (None, None, ()): "discord (gateway, /arbiter synced to 1 guild(s))",
+        (url, None, ()): "discord (gateway by lease, /arbiter synced to 1 guild(s))",
+        (url, 4, ()): "discord (gateway, /arbiter synced to 1 guild(s), shards of 4 by lease)",
+        (url, 4, (3, 1)): "discord (gateway, /arbiter synced to 1 guild(s), shards 3,1 of 4)",
+        (None, 2, ()): "discord (gateway, /arbiter synced to 1 guild(s), shards 0,1 of 2)",
+    }
+    for (database, count, ids), line in cases.items():
+        overrides: dict[str, Any] = {"discord_shard_count": count, "discord_shard_ids": list(ids)}
+        if database:
+            overrides["database"] = database
+        assert describe_platform(make_settings(**overrides), "discord") == line
