@@ -75,6 +75,15 @@ SUITE: list[Benchmark] = [
                Spec("cost_prompt_chars", "chars", Target(LE, 1.05), RATIO),
                Spec("cost_prompt_budget", "chars", Target(LE, 60_000), VALUE),
            ]),
+    _bench("crash", "bench.bench_crash_sweep", "run",
+           "`tribunal run` SIGKILLed at 100 distinct fault points, restarted, each run checked", [
+               Spec("crash_kill_points", "points", Target(GE, 1.0), RATIO),
+               Spec("crash_acked_lost", "events", Target(LE, 0), VALUE),
+               Spec("crash_duplicate_posts", "posts", Target(LE, 0), VALUE),
+               Spec("crash_failed_trials", "trials", Target(LE, 0), VALUE),
+               Spec("crash_private_repeats", "replies", Target(LE, 0), VALUE),
+               Spec("crash_429", "count", Target(LE, 0), VALUE),
+           ]),
     _bench("detection", "bench.bench_detection", "run",
            "labelled corpus through the replay pipeline", [
                Spec("detection_recall", "", Target(GE, 0.95), VALUE),

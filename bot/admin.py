@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot import rulings, telemetry
@@ -22,7 +23,7 @@ from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
 from bot.state import RoomState
-from bot.transitions import Effects, Transitions
+from bot.transitions import AlreadyApplied, Effects, Transitions
 from prompts.strings import keys, t
 from storage.base import ArbitrationRow, Storage, Transaction
 
@@ -30,6 +31,25 @@ log = logging.getLogger(__name__)
 
 _LANG: ContextVar[str | None] = ContextVar("tribunal_command_language", default=None)
 _SETTING_OF = {"threshold": "stall_threshold", "max-rounds": "max_rounds"}
+
+
+@dataclass(slots=True)
+class Claim:
+    """A stored command being applied (`bot.command_flow`): the change it makes
+    marks the stored action applied in the same transaction, so a crash or a
+    second task can never apply it twice, nor lose it once acknowledged.
+
+    `effects` are what the change asks for (a summon's arbitration and its
+    posts); the flow runs them once the reply is queued, so posting them (which
+    can take seconds, and a crash) never comes between the change and its reply.
+    """
+
+    action_id: int
+    taken: bool = False
+    effects: list[tuple[RoomKey, Effects]] = field(default_factory=list)
+
+
+_CLAIM: ContextVar[Claim | None] = ContextVar("tribunal_command_claim", default=None)
 
 
 class AdminCommands:
@@ -48,7 +68,11 @@ class AdminCommands:
         self.run_effects = run_effects  # the engine: starts the summoned arbitration
         self.room_language = room_language  # bot.i18n: the language a room is written in
 
-    async def handle(self, request: CommandRequest) -> CommandReply:
+    async def handle(self, request: CommandRequest, *, claim: Claim | None = None) -> CommandReply:
+        """Run one command. With `claim` (a stored command), a change marks the
+        stored action applied in its own transaction; raises AlreadyApplied when
+        another task did first."""
+        _CLAIM.set(claim)
         elsewhere = request.typed_in is not None and request.typed_in != request.channel
         try:
             # A thread of another channel is refused in the language of the
@@ -79,6 +103,8 @@ class AdminCommands:
             scope = await self._scope_note(request, parsed)
             handler = getattr(self, "_" + parsed.name.replace("-", "_"))
             reply: CommandReply = await handler(request, parsed)
+        except AlreadyApplied:
+            raise
         except Exception:
             log.exception("/arbiter %s failed", parsed.name)
             return CommandReply(text=self._t("cmd_failed"), ok=False)
@@ -133,7 +159,16 @@ class AdminCommands:
         self, tx: Transaction, request: CommandRequest, action: str, scope: str,
         before: Any, after: Any,
     ) -> None:
-        """Who changed what, before and after, in the transaction making the change."""
+        """Who changed what, before and after, in the transaction making the change.
+
+        Every change is audited, so this is also where a stored command is
+        marked applied, in the same commit as its change.
+        """
+        claim = _CLAIM.get()
+        if claim is not None and not claim.taken:
+            if not await tx.mark_action_processed(claim.action_id):
+                raise AlreadyApplied(f"command {claim.action_id} is applied already")
+            claim.taken = True
         await tx.add_audit(
             at=self.clock.now(),
             platform=request.platform,
@@ -230,7 +265,11 @@ class AdminCommands:
                 unit, request, "summon", f"room:{room.id}", None,
                 {"arbitration": effects.arbitrations[0]},
             )
-        await self.run_effects(room, effects)  # the arbitration runs in its own task
+        claim = _CLAIM.get()
+        if claim is not None:
+            claim.effects.append((room, effects))  # run after its reply is queued
+        else:
+            await self.run_effects(room, effects)  # the arbitration runs in its own task
         return CommandReply(text=self._t("cmd_summoned"))
 
     async def _status(self, request: CommandRequest, cmd: Command) -> CommandReply:

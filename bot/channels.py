@@ -2,7 +2,9 @@
 
 Settings resolve room -> channel -> global default (environment / TOML).
 Lookups are cached (bounded) because they happen for every message; every
-change goes through `invalidate*` so the cache never serves stale bindings.
+change made here goes through `invalidate*` so the cache never serves stale
+bindings, and while other instances share the database (`share`) entries
+also expire, so their changes arrive within `SHARED_MAX_AGE`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from storage.base import Storage
 log = logging.getLogger(__name__)
 
 __all__ = ["TUNABLE", "ChannelDirectory", "ChannelInfo", "channel_scope"]
+
+
+# With several instances, how stale a cached channel or room setting changed
+# through another instance may be (seconds): one read per room this often.
+SHARED_MAX_AGE = 2.0
 
 
 def channel_scope(platform: str, channel: str) -> str:
@@ -53,6 +60,14 @@ class ChannelDirectory:
         # room id -> the language set for that room or its channel, "" when
         # only the global default applies (the humans' language then wins).
         self._languages: LRU[str, str] = LRU(4096)
+
+    def share(self, shared: bool) -> None:
+        """Other instances share the database (or no longer do): what they change
+        reaches this one's cache within `SHARED_MAX_AGE`; alone, every change
+        comes through `invalidate*` and the cache keeps its entries."""
+        age = SHARED_MAX_AGE if shared else None
+        for cache in (self._channels, self._rooms, self._languages):
+            cache.max_age = age
 
     async def get(self, platform: str, channel: str) -> ChannelInfo:
         key = channel_scope(platform, channel)

@@ -26,10 +26,11 @@ from bot.arbiter.service import Arbitrator
 from bot.arbitration_flow import ArbitrationFlow
 from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
+from bot.command_flow import StoredCommands
 from bot.config import Settings
 from bot.detection import Thresholds
 from bot.escalation_flow import Reminders, enqueue_private
-from bot.faults import armed
+from bot.faults import armed, hit
 from bot.i18n import room_language
 from bot.ingest import store_incoming
 from bot.instances import Instance
@@ -45,7 +46,7 @@ from bot.models import (
 )
 from bot.outbox import Outbox
 from bot.pacing import SharedPacing
-from bot.ports import EventListener, Transport
+from bot.ports import Applying, EventListener, Transport
 from bot.state import RoomState
 from bot.transitions import (
     AlreadyApplied,
@@ -105,6 +106,10 @@ class Engine:
             admin_ids=settings.admin_ids, default_language=settings.language,
             transitions=self.transitions, run_effects=self._run_spawned,
             room_language=self.room_language,
+        )
+        self.commands = StoredCommands(
+            storage=storage, clock=self.clock, admin=self.admin, outbox=self.outbox,
+            transports=self.transports, spawn=self.spawn,
         )
         # Rooms with an open turn -> its last message and whether it waits for
         # other reviewers (None: not known yet), so `tick()` opens a unit only
@@ -168,7 +173,7 @@ class Engine:
         for room_id, arbitration_ids in rooms.items():
             self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
         for action in await self.storage.unprocessed_actions():
-            self.spawn(self.apply_click(action.id))  # applied once: a compare-and-set
+            self.spawn(self.apply_action(action))  # applied once: a compare-and-set
         if not self._turns_read or await self._others_registered():
             # At start; then only while other instances share the database
             # (alone, this process knows every open turn it made).
@@ -219,16 +224,17 @@ class Engine:
         finally:
             self._arbitrating.discard(arbitration_id)
 
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
         """Run work in its own task (an arbitration, `/arbiter summon`); `drain()` waits."""
         if self._closing:
             # Shutting down: what this would do is already stored (an arbitration
             # row, unprocessed messages) and the next start recovers it.
             work.close()
-            return
+            return None
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._task_done)
+        return task
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
@@ -343,6 +349,7 @@ class Engine:
                 continue  # another unit applied it (rolled back here): read again
             if effects is None:
                 return  # held by an arbitration: its task goes on after the verdict
+            hit("after_apply")
             await self._run(room, effects, inline=True)
             if len(rows) == 1 and effects.consumed and not effects.arbitrations:
                 # That was the last one. A message stored since has its own
@@ -402,23 +409,43 @@ class Engine:
             return
         self.spawn(self.apply_stored(message.room))
 
-    async def receive_click(self, click: ButtonClick, delivery_id: str) -> None:
+    async def receive_click(self, click: ButtonClick, delivery_id: str, *,
+                            route: dict[str, str] | None = None) -> Applying:
         """Store a click, then apply it in a task (adapters: before the ack).
 
         Like `receive`: once this returns the platform may be told we have it;
         the answer is applied from storage, and what the clicker alone should
-        read goes out as a private post.
+        read goes out as a private post (along the adapter's `route`).
+        Returns the task applying it (None: a redelivery, or left for later).
         """
+        payload = click.model_dump(mode="json")
+        if route:
+            payload["route"] = route
         row = ActionRow(
             platform=click.platform, delivery_id=delivery_id, kind="click",
             room_id=RoomKey(click.platform, click.channel, click.thread).id,
-            payload=click.model_dump(mode="json"), received_at=self.clock.now(),
+            payload=payload, received_at=self.clock.now(),
         )
         async with self.storage.transaction() as tx:
             action_id = await tx.insert_action(row)
         if action_id is None or armed("after_store"):
-            return  # a redelivery, or (crash tests) left for the next start
-        self.spawn(self.apply_click(action_id))
+            return None  # a redelivery, or (crash tests) left for the next start
+        return self.spawn(self.apply_click(action_id))
+
+    async def receive_command(self, request: CommandRequest, delivery_id: str, *,
+                              route: dict[str, str] | None = None,
+                              ask_admin: bool = False) -> Applying:
+        """Store an `/arbiter` command, then apply it in a task (adapters: before
+        the ack or the deferral; `bot.command_flow`)."""
+        return await self.commands.receive(request, delivery_id, route=route,
+                                           ask_admin=ask_admin)
+
+    async def apply_action(self, action: ActionRow) -> None:
+        """Apply a stored click or command (recovery: whatever a crash left)."""
+        if action.kind == "command":
+            await self.commands.apply(action.id)
+        else:
+            await self.apply_click(action.id)
 
     async def apply_click(self, action_id: int) -> None:
         """Apply a stored click in its room's unit (marked applied in the same unit)."""
@@ -426,13 +453,17 @@ class Engine:
         if action is None or action.processed:
             return
         click = ButtonClick.model_validate(action.payload)
+        raw_route = action.payload.get("route")
+        route = raw_route if isinstance(raw_route, dict) else None
         escalation = await self.storage.get_escalation(click.escalation_id)
         if escalation is None:
             room = RoomKey.parse(action.room_id)
             async with self.storage.transaction() as tx:
                 if await tx.mark_action_processed(action_id):
                     text = t("answer_unknown", self.settings.language)
-                    await enqueue_private(tx, room, click.user_id, text, self.clock.now())
+                    await enqueue_private(tx, room, click.user_id, text, self.clock.now(),
+                                          route)
+            hit("after_action")
             self.outbox.note(room.id)
             await self.outbox.flush(room.id)
             return
@@ -443,8 +474,9 @@ class Engine:
                 return  # another task applied it
             effects = await self.transitions.click(
                 unit, room, escalation.id, click.user_id, click.option, ctx,
-                platform_admin=click.is_platform_admin, tell_privately=True,
+                platform_admin=click.is_platform_admin, tell_privately=True, route=route,
             )
+        hit("after_action")
         await self._run(room, effects, inline=False)
 
     async def catch_up_plan(self, platform: str) -> catchup.CatchUpPlan:
@@ -456,9 +488,8 @@ class Engine:
         return await catchup.catch_up_room(self, room, fetch)
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
-        """Apply a click now and return what the clicker alone should read (the
-        Discord adapter, which answers the interaction itself; Slack stores
-        clicks first: `receive_click`)."""
+        """Apply a click now and return what the clicker alone should read
+        (tests; the adapters store clicks first: `receive_click`)."""
         row = await self.storage.get_escalation(click.escalation_id)
         if row is None:
             return AnswerResult(
@@ -523,6 +554,7 @@ class Engine:
     async def tick(self) -> None:
         try:
             if await self.instance.heartbeat():
+                self.channels.share(await self._others_registered())
                 await self.take_over_arbitrations()
             await self.close_turns()
             now = self.clock.now()

@@ -96,10 +96,15 @@ async def decide(
 
 
 async def enqueue_private(
-    unit: Transaction, room: RoomKey, user_id: str, text: str, now: datetime
+    unit: Transaction, room: RoomKey, user_id: str, text: str, now: datetime,
+    route: dict[str, str] | None = None,
 ) -> None:
+    """A post only `user_id` reads; `route` (the adapter's, kept with a stored
+    command or click) answers them where they asked (`ports.RepliesPrivately`)."""
     payload = OutgoingMessage(kind=MessageKind.NOTICE, text=text).model_dump(mode="json")
     payload["user_id"] = user_id
+    if route:
+        payload["route"] = route
     await unit.enqueue(room.id, "private", payload, now)
 
 

@@ -5,10 +5,14 @@ window they aim at wide and certain instead of a race. `TRIBUNAL_FAULT` is
 `<point>` or `<point>:<n>` (the n-th time the process reaches the point,
 1 when omitted). Points:
 
-- `after_store`: an incoming event is stored (and so acknowledged) but never
-  processed, as if the process died right after the acknowledgement. Killing
-  the process then leaves every acknowledged event in storage only; the next
-  start must process them all. (It does not kill: the test does.)
+- `after_store`: an incoming event (a message, a click, a command) is stored
+  (and so acknowledged) but never processed, as if the process died right
+  after the acknowledgement. Killing the process then leaves every
+  acknowledged event in storage only; the next start must process them all.
+  (It does not kill: the test does; `:n` is ignored.)
+- `after_ack`: Slack HTTP mode wrote a 200 (an event, a click or a slash
+  command; the request's response is flushed to the socket first); the
+  process kills itself. What was acknowledged must be in storage.
 - `before_post`: the outbox is about to call the platform for a post or an
   edit; the process kills itself (SIGKILL). Nothing reached the platform.
 - `after_post_before_record`: the platform accepted the post (or edit) but
@@ -18,6 +22,8 @@ window they aim at wide and certain instead of a race. `TRIBUNAL_FAULT` is
 - `after_record`: the post is recorded as sent; the process kills itself.
 - `after_apply`: a stored message was applied to its room (committed); the
   process kills itself before the room's next message.
+- `after_action`: a stored click or command was applied (committed, its
+  reply queued); the process kills itself before its posts are sent.
 """
 
 from __future__ import annotations
@@ -26,9 +32,10 @@ import os
 import signal
 
 FAULT_ENV = "TRIBUNAL_FAULT"
-POINTS = frozenset(
-    {"after_store", "before_post", "after_post_before_record", "after_record", "after_apply"}
-)
+POINTS = frozenset({
+    "after_store", "after_ack", "before_post", "after_post_before_record", "after_record",
+    "after_apply", "after_action",
+})
 
 _hits: dict[str, int] = {}
 

@@ -34,7 +34,7 @@ from bot import faults, telemetry
 from bot.clock import Clock
 from bot.instances import MAX_BEAT_SECONDS
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import FindsPosts, Transport, TransportError
+from bot.ports import FindsPosts, RepliesPrivately, Transport, TransportError
 from storage.base import OutboxRow, Storage
 
 log = logging.getLogger(__name__)
@@ -130,9 +130,13 @@ class Outbox:
         )
         try:
             if row.kind == "private":
-                # Ephemeral messages cannot be looked up: at most a repeat.
+                # Ephemeral messages cannot be looked up, so a crash between
+                # the platform call and the record below shows one again
+                # (Slack keeps no trace of them; a Discord click's refusal is
+                # a new follow-up). A Discord command's reply does not repeat:
+                # it replaces the interaction's original response.
                 faults.hit("before_post")
-                await transport.post_private(room, row.payload["user_id"], message.text)
+                await self._post_private(transport, room, row, message.text)
                 faults.hit("after_post_before_record")
                 platform_id = None
             else:
@@ -152,6 +156,16 @@ class Outbox:
             )
         faults.hit("after_record")
         return True
+
+    @staticmethod
+    async def _post_private(transport: Transport, room: RoomKey, row: OutboxRow,
+                            text: str) -> None:
+        route = row.payload.get("route")
+        user_id = str(row.payload["user_id"])
+        if isinstance(route, dict) and route and isinstance(transport, RepliesPrivately):
+            await transport.post_reply(room, user_id, text, route)
+        else:
+            await transport.post_private(room, user_id, text)
 
     async def _already_posted(
         self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage

@@ -18,7 +18,14 @@ from datetime import datetime
 from typing import Protocol
 
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import FindsPosts, PlatformFatal, Transport, TransportError
+from bot.ports import (
+    ChecksAdmins,
+    FindsPosts,
+    PlatformFatal,
+    RepliesPrivately,
+    Transport,
+    TransportError,
+)
 
 log = logging.getLogger("tribunal.platforms")
 
@@ -80,6 +87,22 @@ class GatedTransport:
         if isinstance(inner, FindsPosts):
             return await inner.find_post(room, message, since)
         return None
+
+    async def post_reply(self, room: RoomKey, user_id: str, text: str,
+                         route: dict[str, str]) -> None:
+        inner = self._inner()
+        if isinstance(inner, RepliesPrivately):
+            await inner.post_reply(room, user_id, text, route)
+        else:
+            await inner.post_private(room, user_id, text)
+
+    async def is_platform_admin(self, user_id: str) -> bool:
+        """Asked of the adapter's transport even while the platform is down (a
+        read; at start, stored commands are applied before the platform is up)."""
+        inner = self._adapter.transport
+        if isinstance(inner, ChecksAdmins):
+            return await inner.is_platform_admin(user_id)
+        return False
 
 
 def describe(exc: BaseException) -> str:

@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from bot.catchup import CatchUpPlan, Fetch
 from bot.leases import Lease
@@ -72,6 +73,23 @@ class FindsPosts(Protocol):
         ...
 
 
+@runtime_checkable
+class RepliesPrivately(Protocol):
+    """A transport that can answer a user's own command or click where they gave it.
+
+    Optional: a private post that carries a `route` (what the adapter stored
+    with the command or click: a Slack `response_url`, a Discord interaction's
+    token) goes through `post_reply`; without the capability, or without a
+    route, `post_private` is used.
+    """
+
+    async def post_reply(self, room: RoomKey, user_id: str, text: str,
+                         route: dict[str, str]) -> None:
+        """Answer privately along `route`, falling back to `post_private` when the
+        route has expired (the platform's tokens last minutes)."""
+        ...
+
+
 class Pacing(Protocol):
     """Pacing shared by every instance on the database (`bot.pacing`)."""
 
@@ -86,6 +104,18 @@ class Pacing(Protocol):
     async def done(self, key: str, spacing: float) -> None:
         """The call ended: the next of `key` may start `spacing` seconds from now."""
         ...
+
+
+@runtime_checkable
+class ChecksAdmins(Protocol):
+    """A transport that can say whether a user is an admin of the platform.
+
+    Optional: a stored command whose adapter could not say at once (Slack asks
+    `users.info`, which must not hold up the acknowledgement) is checked here
+    when it is applied.
+    """
+
+    async def is_platform_admin(self, user_id: str) -> bool: ...
 
 
 @runtime_checkable
@@ -135,6 +165,11 @@ class SharesLeases(Protocol):
 
 EventListener = Callable[[dict[str, Any]], None]
 
+# What `Core.receive_click` and `receive_command` return: the task applying the
+# stored action, for an adapter that answers once it is done (Discord), or None
+# (a redelivery, or nothing to wait for).
+Applying: TypeAlias = asyncio.Task[None] | None
+
 
 class Core(Protocol):
     async def receive(self, message: IncomingMessage) -> None:
@@ -159,10 +194,24 @@ class Core(Protocol):
         how many were new. The room is held from before `fetch` is called."""
         ...
 
-    async def receive_click(self, click: ButtonClick, delivery_id: str) -> None:
+    async def receive_click(self, click: ButtonClick, delivery_id: str, *,
+                            route: dict[str, str] | None = None) -> Applying:
         """Store the click and return; it is applied afterwards, from storage, and
-        a refusal reaches the clicker as a private post. `delivery_id` is the
-        platform's id of this delivery (a redelivery is dropped)."""
+        a refusal reaches the clicker as a private post (along `route` when the
+        transport `RepliesPrivately`). `delivery_id` is the platform's id of
+        this delivery (a redelivery is dropped)."""
+        ...
+
+    async def receive_command(self, request: CommandRequest, delivery_id: str, *,
+                              route: dict[str, str] | None = None,
+                              ask_admin: bool = False) -> Applying:
+        """Store an `/arbiter` command and return; it is applied afterwards, from
+        storage, and its reply reaches the user as a private post (along
+        `route`). Adapters await this before they acknowledge or defer, so an
+        acknowledged settings change or summon survives a crash. `ask_admin`:
+        the adapter could not tell yet whether the user is a platform admin;
+        the core asks the transport (`ChecksAdmins`) when it applies the
+        command."""
         ...
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
@@ -170,7 +219,9 @@ class Core(Protocol):
         caller to show (an adapter that answers the interaction itself)."""
         ...
 
-    async def on_command(self, request: CommandRequest) -> CommandReply: ...
+    async def on_command(self, request: CommandRequest) -> CommandReply:
+        """Apply a command before returning, and return its reply (replays, tests)."""
+        ...
 
     async def tick(self) -> None:
         """Close quiet turns, send reminders, retry the outbox. Call about once a second."""

@@ -352,9 +352,11 @@ class Transitions:
     async def click(
         self, unit: RoomTransaction, room: RoomKey, escalation_id: int, by: str, option: int,
         ctx: RoomContext, *, platform_admin: bool = False, tell_privately: bool = False,
+        route: dict[str, str] | None = None,
     ) -> Effects:
         """A button: the same rules as a digit; the clicker alone reads a refusal
-        (queued here as a private post with `tell_privately`, else the caller's)."""
+        (queued here as a private post with `tell_privately`, along the
+        adapter's `route`, else the caller's)."""
         state = load(unit)
         effects = Effects()
         escalation = await unit.get_escalation(escalation_id)
@@ -375,7 +377,7 @@ class Transitions:
                     Rejection.ALREADY_ANSWERED, fresh, reply.language
                 )
         if tell_privately and reply.private_text:
-            await enqueue_private(unit, room, by, reply.private_text, self.clock.now())
+            await enqueue_private(unit, room, by, reply.private_text, self.clock.now(), route)
         self._answered(room, reply, effects)
         return effects
 

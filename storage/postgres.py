@@ -152,8 +152,11 @@ class PostgresStorage(Storage):
             )
             current = await self._schema_version(conn)
             self._check_version(current)  # again, under the lock
+            # Every version not applied yet (see the SQLite backend).
+            applied = {int(v) for v in await conn.fetch("SELECT version FROM schema_version")
+                       for v in v.values()}
             for version, statements in postgres_migrations():
-                if version <= current:
+                if version in applied:
                     continue
                 for statement in statements:
                     await conn.execute(statement)

@@ -182,8 +182,13 @@ class SqliteStorage(Storage):
                 )
                 current = await self._schema_version()
                 self._check_version(current)  # again, under the write lock
+                # Every version not applied yet, not only those above the
+                # highest: a migration merged with a lower number than one
+                # already applied (parallel branches) still runs.
+                applied = {int(r[0]) for r in await self.db.execute_fetchall(
+                    "SELECT version FROM schema_version")}
                 for version, sql in migrations():
-                    if version > current:
+                    if version not in applied:
                         for statement in statements(sql):
                             await self.db.execute(statement)
                         await self.db.execute(

@@ -4,6 +4,14 @@ A plain Client with an `on_message` listener, not `commands.Bot`: the agents
 are bots, and the command framework ignores bot authors. Slash commands are an
 app-command group; escalation buttons are a DynamicItem registered at set-up,
 so clicks on messages posted before a restart still resolve.
+
+A slash command or a button click is stored by the core before the
+interaction is answered or deferred (Discord's 3 seconds): an acknowledged
+settings change, summon or answer survives a crash. The core applies it from
+storage and its private reply comes back through the transport
+(`DiscordTransport.post_reply`): the interaction's first response when it is
+ready within `ack_deadline`, else the interaction is deferred and the reply
+follows.
 """
 
 from __future__ import annotations
@@ -11,8 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -21,17 +28,13 @@ from adapters.discord import translate
 from adapters.discord.catchup import DiscordCatchUp
 from adapters.discord.commands import build_group
 from adapters.discord.components import EscalationButton
-from adapters.discord.render import MESSAGE_LIMIT, core_text
 from adapters.discord.transport import DiscordTransport
-from bot.chunking import split_text
 from bot.lru import LRU
-from bot.models import AnswerResult, CommandReply, IncomingMessage
-from bot.ports import Core
+from bot.models import IncomingMessage
+from bot.ports import Applying, Core
 from prompts.strings import DEFAULT_LANGUAGE, supported, t
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 # Discord drops an interaction not answered within 3 s; past this we defer first.
 ACK_DEADLINE = 1.5
@@ -190,23 +193,26 @@ class TribunalClient(discord.Client):
 
     # -- interactions ----------------------------------------------------------
 
-    async def _soon(
-        self, interaction: discord.Interaction, work: Awaitable[T], *, ephemeral: bool
-    ) -> T:
-        """Run the core call; defer the interaction if it is not done before the deadline."""
-        task = asyncio.ensure_future(work)
-        done, _ = await asyncio.wait({task}, timeout=self.ack_deadline)
-        if not done and not interaction.response.is_done():
+    async def _acknowledge(self, interaction: discord.Interaction, applying: Applying, *,
+                           ephemeral: bool) -> None:
+        """Once stored: wait up to `ack_deadline` for the core (its reply may be the
+        interaction's first response), then defer if nothing answered it yet
+        (silently for a click, "thinking" and private for a command)."""
+        if applying is not None:
+            await asyncio.wait({applying}, timeout=self.ack_deadline)  # never cancels it
+        async with self.transport.answering(interaction):
+            if interaction.response.is_done():
+                return
             try:
                 await interaction.response.defer(ephemeral=ephemeral, thinking=ephemeral)
             except discord.HTTPException as exc:
                 log.warning("could not defer interaction: HTTP %s code %s", exc.status, exc.code)
-        return await task
 
     async def handle_click(
         self, interaction: discord.Interaction, escalation_id: int, option: int
     ) -> None:
-        """A button of an escalation: ack fast, let the core decide, tell a refused clicker."""
+        """A button of an escalation: stored, then acknowledged; the core decides and
+        tells a refused clicker (ephemeral) along the stored route."""
         try:
             # The escalation id alone finds the room in the core; the channel is a courtesy.
             room = await self.resolve_room(interaction.channel) or (
@@ -214,47 +220,35 @@ class TribunalClient(discord.Client):
             click = translate.to_click(
                 interaction, escalation_id=escalation_id, option=option, room=room
             )
-            async with self.transport.interaction_scope(interaction):
-                result: AnswerResult = await self._soon(
-                    interaction, self.core.on_button(click), ephemeral=False
-                )
-            if result.private_text:
-                await self.transport.reply_ephemeral(interaction, result.private_text)
-            elif not interaction.response.is_done():
-                await interaction.response.defer()  # silent ack; the core edits the message
+            route = self.transport.remember(interaction, "click")
+            applying = await self.core.receive_click(
+                click, translate.interaction_delivery_key(interaction), route=route)
         except Exception:
-            log.exception("failed to handle click on escalation %s", escalation_id)
+            log.exception("failed to store a click on escalation %s", escalation_id)
             await self._fail_safe(interaction)
+            return
+        await self._acknowledge(interaction, applying, ephemeral=False)
 
     async def handle_command(self, interaction: discord.Interaction, text: str) -> None:
-        """`/arbiter ...`: the reply is ephemeral; admin rights come from the member's perms."""
+        """`/arbiter ...`: stored, then answered or deferred; the reply is ephemeral;
+        admin rights come from the member's permissions."""
         try:
             room = await self.resolve_room(interaction.channel)
             if room is None:
+                # Nothing to store: no room, no change; the refusal is all there is.
                 await self.transport.reply_ephemeral(
                     interaction, t("not_here", self._language(interaction))
                 )
                 return
             request = translate.to_command(interaction, text=text, room=room)
-            async with self.transport.interaction_scope(interaction):
-                reply: CommandReply = await self._soon(
-                    interaction, self.core.on_command(request), ephemeral=True
-                )
-            await self._send_reply(interaction, reply)
+            route = self.transport.remember(interaction, "command")
+            applying = await self.core.receive_command(
+                request, translate.interaction_delivery_key(interaction), route=route)
         except Exception:
-            log.exception("failed to handle /arbiter %s", text.split(" ", 1)[0])
+            log.exception("failed to store /arbiter %s", text.split(" ", 1)[0])
             await self._fail_safe(interaction)
-
-    async def _send_reply(self, interaction: discord.Interaction, reply: CommandReply) -> None:
-        """The core's reply, split like any post (`status` can outgrow 2000 characters)."""
-        mentions = discord.AllowedMentions.none()
-        for part in split_text(core_text(reply.text) or "\u200b", MESSAGE_LIMIT):
-            if interaction.response.is_done():
-                await interaction.followup.send(part, ephemeral=reply.ephemeral,
-                                                allowed_mentions=mentions)
-            else:
-                await interaction.response.send_message(part, ephemeral=reply.ephemeral,
-                                                        allowed_mentions=mentions)
+            return
+        await self._acknowledge(interaction, applying, ephemeral=True)
 
     def _language(self, interaction: discord.Interaction) -> str:
         """For replies the core never saw (no room, or the core failed): the

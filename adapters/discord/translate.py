@@ -140,3 +140,8 @@ def to_command(
 def command_text(name: str, *args: object) -> str:
     """`/arbiter threshold 3` -> "threshold 3": the same text a Slack user types."""
     return " ".join([name, *(str(a) for a in args if a is not None and a != "")]).strip()
+
+
+def interaction_delivery_key(interaction: discord.Interaction) -> str:
+    """One interaction (a command, a click): Discord's id for it, never reused."""
+    return f"interaction:{interaction.id}"

@@ -17,10 +17,22 @@ read), and a visible key would sit in every post the humans read. The
 content is the rendered text, compared among our own messages created from
 shortly before the outbox row was queued; the one ambiguity, the same text
 posted by us in that window, is what a repeat of the same post would show.
+
+Replies to interactions (`post_reply`): a command or click is stored before
+it is answered, and its reply comes later from the outbox, with a `route`
+naming the interaction (id, application id, token). While the interaction
+object is at hand (`remember`, this process) the reply is its first response
+or a follow-up; after a restart the token (valid 15 minutes) is used over
+REST: a command's reply replaces the interaction's original response (the
+deferred "thinking" message, or the reply itself when it was already given:
+the same text again, never a second message); a click's refusal is a
+follow-up, which Discord cannot look up, so a crash right after sending it
+shows it twice. Without a usable token the user gets a DM.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
@@ -30,9 +42,11 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord.http import Route
 
 from adapters.discord.render import MESSAGE_LIMIT, core_text, no_mentions, render
 from bot import buttons
+from bot.chunking import split_text
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import TransportError
 
@@ -49,6 +63,8 @@ _PERMANENT_CODES = {
 }
 
 
+_KEEP_INTERACTIONS = 1000  # live interactions remembered for their replies (LRU)
+EPHEMERAL = 64  # message flag: only the user sees it
 NONCE_LIMIT = 25  # characters Discord accepts in a nonce
 LOOKUP_LIMIT = 500  # of the room's messages since the row was queued, read for a lookup
 
@@ -99,7 +115,8 @@ class DiscordTransport:
         self._client = client
         self._limit = limit
         self._parts: OrderedDict[str, list[int]] = OrderedDict()
-        self._interactions: dict[str, discord.Interaction] = {}
+        # interaction id -> (the interaction, a lock around its first response)
+        self._live: OrderedDict[str, tuple[discord.Interaction, asyncio.Lock]] = OrderedDict()
 
     def _check_connected(self) -> None:
         """Before login (the engine may flush its outbox first) posts wait for a retry."""
@@ -208,14 +225,9 @@ class DiscordTransport:
         self._remember(message_id, new_ids)
 
     async def post_private(self, room: RoomKey, user_id: str, text: str) -> None:
-        """Ephemeral if the user is mid-interaction with us, else a DM, else a reply in the room."""
+        """A DM, else a reply in the room (an interaction's reply: `post_reply`)."""
         self._check_connected()
         text = core_text(text)[: self._limit]
-        interaction = self._interactions.get(user_id)
-        if interaction is not None:
-            with _errors("ephemeral reply", room):
-                await self.reply_ephemeral(interaction, text)
-            return
         try:
             with _errors("direct message", room):
                 dm = await self._client.create_dm(discord.Object(id=int(user_id)))
@@ -232,6 +244,25 @@ class DiscordTransport:
                 ),
             )
 
+    async def post_reply(self, room: RoomKey, user_id: str, text: str,
+                         route: dict[str, str]) -> None:
+        """The private reply to a stored command or click (`route`: see the module)."""
+        self._check_connected()
+        parts = split_text(core_text(text) or "\u200b", self._limit)
+        live = self._live.get(route.get("interaction", ""))
+        if live is not None:
+            interaction, lock = live
+            async with lock:  # never two first responses (the client may be deferring)
+                with _errors("interaction reply", room):
+                    await self._respond(interaction, parts)
+            return
+        with _errors("interaction reply", room):
+            if await self._reply_by_token(route, parts):
+                return
+        # Never answered (the process died before it deferred) or expired.
+        log.info("interaction token unusable in %s; the reply goes by DM", room.id)
+        await self.post_private(room, user_id, text)
+
     def about(self, room: RoomKey, text: str) -> str:
         """A DM read away from the room: it starts by naming and linking the
         thread it is about (`<#id>` shows the thread's name and opens it; the
@@ -245,16 +276,68 @@ class DiscordTransport:
 
     # -- interactions ----------------------------------------------------------
 
+    def remember(self, interaction: discord.Interaction, kind: str) -> dict[str, str]:
+        """Keep a live interaction for its reply; returns the route stored with it."""
+        key = str(interaction.id)
+        self._live[key] = (interaction, asyncio.Lock())
+        self._live.move_to_end(key)
+        while len(self._live) > _KEEP_INTERACTIONS:
+            self._live.popitem(last=False)
+        return {"interaction": key, "application_id": str(interaction.application_id),
+                "token": interaction.token, "kind": kind}
+
     @asynccontextmanager
-    async def interaction_scope(self, interaction: discord.Interaction) -> AsyncIterator[None]:
-        """While the core handles a click/command, post_private to that user goes ephemeral."""
-        key = str(interaction.user.id)
-        self._interactions[key] = interaction
-        try:
+    async def answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
+        """Hold the interaction's first response (the client deferring it)."""
+        live = self._live.get(str(interaction.id))
+        if live is None or live[0] is not interaction:
             yield
-        finally:
-            if self._interactions.get(key) is interaction:
-                del self._interactions[key]
+            return
+        async with live[1]:
+            yield
+
+    async def _respond(self, interaction: discord.Interaction, parts: list[str]) -> None:
+        mentions = no_mentions()
+        for part in parts:
+            if interaction.response.is_done():
+                await interaction.followup.send(part, ephemeral=True, allowed_mentions=mentions)
+            else:
+                await interaction.response.send_message(part, ephemeral=True,
+                                                        allowed_mentions=mentions)
+
+    async def _reply_by_token(self, route: dict[str, str], parts: list[str]) -> bool:
+        """After a restart: the interaction object is gone, its token is not.
+        False when Discord refuses the token (expired, or never answered)."""
+        app, token = route.get("application_id", ""), route.get("token", "")
+        if not app or not token:
+            return False
+        try:
+            await self._send_by_token(route.get("kind"), app, token, parts)
+        except discord.HTTPException as exc:
+            if exc.status in (400, 401, 403, 404):
+                log.info("interaction token refused: HTTP %s code %s", exc.status, exc.code)
+                return False
+            raise
+        return True
+
+    async def _send_by_token(self, kind: str | None, app: str, token: str,
+                             parts: list[str]) -> None:
+        first, rest = parts[0], parts[1:]
+        mentions = no_mentions().to_dict()
+        if kind == "command":
+            # The original response is ours alone (deferred, or the reply
+            # itself): the same text again replaces it, nothing is repeated.
+            await self._client.http.request(
+                Route("PATCH", "/webhooks/{webhook_id}/{webhook_token}/messages/@original",
+                      webhook_id=app, webhook_token=token),
+                json={"content": first, "allowed_mentions": mentions})
+        else:
+            rest = parts  # a click's original is the escalation itself: never edited
+        for part in rest:
+            await self._client.http.request(
+                Route("POST", "/webhooks/{webhook_id}/{webhook_token}",
+                      webhook_id=app, webhook_token=token),
+                json={"content": part, "flags": EPHEMERAL, "allowed_mentions": mentions})
 
     async def reply_ephemeral(self, interaction: discord.Interaction, text: str) -> None:
         text = core_text(text)[: self._limit] or "\u200b"
@@ -299,3 +382,4 @@ class DiscordTransport:
             ):
                 return ids
         return [first]
+

@@ -1,13 +1,13 @@
 """The slack-bolt AsyncApp: events, button clicks, `/arbiter` (also as a message
 shortcut and an in-thread mention), fed to the core.
 
-A message or a button click is stored before Slack gets its acknowledgement
-(one insert, well within Slack's 3 seconds); the core processes it
-afterwards, from storage. Commands acknowledge at once and hand the real work
-(users.info, the core, replies) to a tracked task; `drain()` lets shutdown
-(and tests) wait for that work. Duplicate deliveries (Slack
-retries, a reconnecting socket) are dropped by event id here and by message id
-in the core.
+A message, a button click or a slash command is stored before Slack gets its
+acknowledgement (one insert, well within Slack's 3 seconds); the core
+processes it afterwards, from storage, and answers a command through its
+`response_url` from the outbox. `drain()` lets shutdown (and tests) wait for
+work started here. Duplicate deliveries (Slack retries, a reconnecting
+socket) are dropped by event id here and by message id, trigger id or
+delivery id in the core.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import asyncio
 import logging
 import re
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
@@ -28,20 +29,18 @@ from slack_bolt.listener.async_listener_error_handler import AsyncListenerErrorH
 from slack_bolt.middleware.async_middleware_error_handler import AsyncMiddlewareErrorHandler
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import translate
-from adapters.slack.render import neutralise
-from adapters.slack.transport import SlackTransport, error_code
-from bot.models import CommandRequest, RoomKey
+from adapters.slack.transport import SlackTransport
+from bot import faults
+from bot.models import CommandRequest
 from bot.ports import Core
 
 log = logging.getLogger("tribunal.slack")
 
 COMMAND = "/arbiter"
 ACTION_PATTERN = re.compile(r"^tribunal:esc:")
-ADMIN_CACHE_SECONDS = 300.0
 SEEN_EVENTS = 2048
 
 
@@ -58,7 +57,6 @@ class Inbound:
         self._clock = clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._seen: OrderedDict[str, None] = OrderedDict()
-        self._admins: dict[str, tuple[float, bool]] = {}
 
     # -- work tracking ---------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Task[Any]:
@@ -103,20 +101,9 @@ class Inbound:
 
     # -- admin check -------------------------------------------------------------
     async def is_platform_admin(self, user_id: str) -> bool:
-        """Workspace admin/owner per users.info, cached for a few minutes."""
-        cached = self._admins.get(user_id)
-        if cached and cached[0] > self._clock():
-            return cached[1]
-        try:
-            response = await self.transport.pacer.run(
-                "users.info", "", lambda: self.client.users_info(user=user_id))
-            admin = translate.is_admin_user(response.get("user") or {})
-        except SlackApiError as exc:
-            log.warning("slack users.info for %s failed: %s (treated as non-admin)", user_id,
-                        error_code(exc))
-            return False
-        self._admins[user_id] = (self._clock() + ADMIN_CACHE_SECONDS, admin)
-        return admin
+        """Workspace admin/owner per users.info, cached for a few minutes (the
+        transport's cache, which the core also asks for stored commands)."""
+        return await self.transport.is_platform_admin(user_id)
 
     # -- listeners -------------------------------------------------------------
     async def on_message_event(self, body: dict[str, Any], event: dict[str, Any]) -> None:
@@ -155,69 +142,57 @@ class Inbound:
             await self.engine.receive_click(click, translate.action_delivery_key(body, action))
         await ack()
 
-    async def on_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
-                         respond: Callable[..., Awaitable[Any]]) -> None:
-        await ack()
-        self.spawn(self._command(body, respond), "slash command")
-
-    async def _command(self, body: dict[str, Any],
-                       respond: Callable[..., Awaitable[Any]]) -> None:
+    async def on_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         request = translate.command_request(body, is_platform_admin=False)
         if not request.user_id or not request.channel:
             log.warning("slack: %s without a user or a channel ignored", COMMAND)
-            return
-        await self._answer(request, body, respond)
-
-    async def on_shortcut(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any],
-                          respond: Callable[..., Awaitable[Any]]) -> None:
-        """The message shortcut "Arbitrate this thread": `/arbiter summon` on the
-        message's thread, with the same rights as the slash command."""
+        else:
+            await self.store_command(request, translate.command_delivery_key(body),
+                                     translate.response_url(body))
         await ack()
+
+    async def on_shortcut(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        """The message shortcut "Arbitrate this thread": `/arbiter summon` on the
+        message's thread, with the same rights as the slash command (and, like
+        it, stored before Slack's acknowledgement)."""
         request = translate.shortcut_request(body)
         if request is None:
             log.warning("slack: message shortcut without a user, channel or message ignored")
-            return
-        self.spawn(self._answer(request, body, respond), "message shortcut")
+        else:
+            await self.store_command(request, translate.command_delivery_key(body),
+                                     translate.response_url(body))
+        await ack()
 
     async def on_mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """`@tribunal status` in a thread: `/arbiter status` about that thread,
-        answered privately there. A mention that is no command is room talk
-        (its `message` event goes to the core) and needs no answer here."""
+        answered privately there (no response_url: chat.postEphemeral in the
+        thread). A mention that is no command is room talk (its `message` event
+        goes to the core) and needs no answer here. Stored before the event's
+        acknowledgement, as every event is."""
         request = translate.mention_request(event, self.identity)
         if request is None:
             log.debug("slack: mention that is no command left to the room")
             return
-        if not self.first_delivery(translate.delivery_key(body)):
+        key = translate.delivery_key(body)
+        if not self.first_delivery(key):
             log.info("slack: duplicate delivery of a mention dropped")
             return
-        self.spawn(self._answer(request, {}, None), "mention")
+        await self.store_command(request, f"mention:{key}" if key else None, None)
 
-    async def _answer(self, request: CommandRequest, body: dict[str, Any],
-                      respond: Callable[..., Awaitable[Any]] | None) -> None:
-        """Run a command in the core and tell its author, privately: through the
-        request's response_url when it has one, else an ephemeral message where
-        the command was given (the thread of a mention)."""
-        user = request.user_id
-        request.is_platform_admin = await self.is_platform_admin(user)
-        reply = await self.engine.on_command(request)
-        text = neutralise(reply.text, self.identity.url)
-        response_url = body.get("response_url")
-        if respond is not None and isinstance(response_url, str) and response_url:
-            try:
-                sent = await respond(text=text, response_type="ephemeral",
-                                     replace_original=False)
-                status = getattr(sent, "status_code", 200)
-                if status < 400:
-                    return
-                log.warning("slack: response_url answered %s; using chat.postEphemeral", status)
-            except Exception as exc:  # expired or unreachable response_url
-                log.warning("slack: respond() failed (%s); using chat.postEphemeral",
-                            type(exc).__name__)
-        # Where the command was given: a refused thread of another channel is
-        # answered in the channel it was typed in.
-        room = (RoomKey(translate.PLATFORM, request.typed_in) if request.typed_in
-                else RoomKey(translate.PLATFORM, request.channel, request.thread))
-        await self.transport.post_private(room, user, reply.text)
+    async def store_command(self, request: CommandRequest, delivery_id: str | None,
+                            response_url: str | None) -> None:
+        """Hand a command to the core, which stores it, before Slack's acknowledgement.
+
+        Stored before the 200 (or the Socket Mode ack), as messages are: an
+        acknowledged settings change or summon survives a crash, and a failure
+        to store is no 200. users.info (may the user change things?) is asked
+        by the core when it applies the command, not here: a slow answer must
+        not hold up Slack's 3 seconds. The reply goes through `response_url`
+        (else chat.postEphemeral where the command was given), from the outbox.
+        """
+        route = {"response_url": response_url} if response_url else None
+        await self.engine.receive_command(
+            request, delivery_id or f"command:{uuid.uuid4().hex}", route=route, ask_admin=True)
 
 
 class _DropTokenNotice(logging.Filter):
@@ -303,7 +278,14 @@ async def dispatch_http(app: AsyncApp, request: web.Request) -> web.Response:
     except Exception as exc:
         log.warning("slack: unreadable request body refused: %s", type(exc).__name__)
         return web.json_response({"ok": False, "error": "bad_request"}, status=400)
-    return await to_aiohttp_response(await app.async_dispatch(bolt_request))
+    response = await to_aiohttp_response(await app.async_dispatch(bolt_request))
+    if response.status == 200 and faults.armed("after_ack"):
+        # Crash tests: the acknowledgement goes out to the socket first, then
+        # the process dies (bot/faults.py).
+        await response.prepare(request)
+        await response.write_eof()
+        faults.hit("after_ack")
+    return response
 
 
 def build_app(inbound: Inbound, *, client: AsyncWebClient, signing_secret: str | None,

@@ -329,6 +329,18 @@ def shortcut_request(body: dict[str, Any]) -> CommandRequest | None:
                           text="summon")
 
 
+def command_delivery_key(body: dict[str, Any]) -> str | None:
+    """What tells one slash command from a redelivery of it (a Socket Mode
+    envelope sent again): Slack's trigger id, unique per invocation."""
+    trigger = _str(body.get("trigger_id"))
+    return f"command:{trigger}" if trigger else None
+
+
+def response_url(body: dict[str, Any]) -> str | None:
+    """Where a slash command's reply goes (30 minutes, five uses)."""
+    return _str(body.get("response_url"))
+
+
 def user_id(body: dict[str, Any]) -> str:
     """Who clicked (`user.id` of an interaction), or "" when the body does not say."""
     return _str(_dict(body.get("user")).get("id")) or ""

@@ -32,9 +32,10 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.render import Rendered, neutralise, render, render_plain
-from adapters.slack.translate import PLATFORM, message_id, split_message_id
+from adapters.slack.translate import PLATFORM, is_admin_user, message_id, split_message_id
 from bot import telemetry
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import Pacing, TransportError
@@ -53,6 +54,7 @@ PERMANENT_ERRORS = frozenset({
 })
 AUTH_ERRORS = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked",
                          "token_expired", "missing_scope", "no_permission"})
+ADMIN_CACHE_SECONDS = 300.0  # how long a users.info answer on admin rights is trusted
 # Worth one more try with text only: Slack refused the rendering, not the post.
 RENDERING_ERRORS = frozenset({"invalid_blocks", "invalid_blocks_format", "msg_too_long"})
 _HINTS = {
@@ -229,6 +231,8 @@ class SlackTransport:
                  sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
         self.client = client
         self.pacer = SlackPacer(limits, post_interval=post_interval, clock=clock, sleep=sleep)
+        self._clock = clock
+        self._admins: dict[str, tuple[float, bool]] = {}  # user -> (valid until, admin)
         self.workspace_url: str | None = None  # from auth.test: links to threads
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
@@ -305,6 +309,48 @@ class SlackTransport:
             kwargs["thread_ts"] = room.thread
         await self._call("chat.postEphemeral", room, lambda: self.client.chat_postEphemeral(
             **kwargs))
+
+    async def post_reply(self, room: RoomKey, user_id: str, text: str,
+                         route: dict[str, str]) -> None:
+        """The reply to a slash command, through its `response_url` (ephemeral).
+
+        The URL lasts 30 minutes and five uses; past that (a long outage), or
+        when it fails, chat.postEphemeral says the same in the channel. Slack
+        keeps no trace of ephemeral messages that a restart could look up, so
+        a crash between this call and the outbox recording it shows the reply
+        twice; `replace_original` cannot help either (a slash command has no
+        original message).
+        """
+        url = route.get("response_url")
+        if url:
+            try:
+                sent = await AsyncWebhookClient(url).send(
+                    text=neutralise(text, self.workspace_url), response_type="ephemeral",
+                    replace_original=False)
+                if sent.status_code < 400:
+                    return
+                log.warning("slack: response_url answered %s; using chat.postEphemeral",
+                            sent.status_code)
+            except Exception as exc:  # expired, unreachable, refused: the fallback says it
+                log.warning("slack: response_url failed (%s); using chat.postEphemeral",
+                            type(exc).__name__)
+        await self.post_private(room, user_id, text)
+
+    async def is_platform_admin(self, user_id: str) -> bool:
+        """Workspace admin/owner per users.info, cached for a few minutes."""
+        cached = self._admins.get(user_id)
+        if cached and cached[0] > self._clock():
+            return cached[1]
+        try:
+            response = await self.pacer.run(
+                "users.info", "", lambda: self.client.users_info(user=user_id))
+            admin = is_admin_user(response.get("user") or {})
+        except SlackApiError as exc:
+            log.warning("slack users.info for %s failed: %s (treated as non-admin)", user_id,
+                        error_code(exc))
+            return False
+        self._admins[user_id] = (self._clock() + ADMIN_CACHE_SECONDS, admin)
+        return admin
 
     async def _with_fallback(self, method: str, room: RoomKey, message: OutgoingMessage,
                              send: Callable[[Rendered], Awaitable[Any]]) -> Any:

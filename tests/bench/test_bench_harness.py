@@ -100,5 +100,19 @@ def test_the_suite_promises_every_named_figure() -> None:
         "ingest_sqlite", "ingest_postgres", "context_100k_vs_1k", "arbitration_overhead",
         "ack_latency_p99", "startup_10k_rooms", "burst_delivery", "burst_429", "burst_lost",
         "memory_10k_rooms", "cost_prompt_chars", "detection_recall", "detection_false_alarms",
+        "crash_kill_points", "crash_acked_lost", "crash_duplicate_posts",
     }
     assert required <= SUITE_SPECS.keys()
+
+
+def test_the_crash_sweep_takes_distinct_kill_points_round_robin() -> None:
+    from bench.bench_crash_sweep import POINTS, kill_points
+
+    census = {"after_ack": 20, "after_apply": 13, "after_action": 7, "before_post": 23,
+              "after_post_before_record": 23, "after_record": 23}
+    points = list(kill_points(census, 100))
+    assert len(points) == len(set(points)) == 100
+    assert all(1 <= n <= census[p] for p, n in points)
+    assert points[:len(POINTS)] == [(p, 1) for p in POINTS]  # every point first, then n = 2
+    assert {n for p, n in points if p == "after_action"} == set(range(1, 8))
+    assert len(list(kill_points(census, 500))) == sum(census.values())  # never past the census

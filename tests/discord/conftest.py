@@ -71,6 +71,8 @@ async def start_adapter() -> AsyncIterator[Callable[..., Awaitable[DiscordAdapte
 
     async def start(settings: Settings, core: Any) -> DiscordAdapter:
         adapter = DiscordAdapter(settings, core, guild_ready_timeout=0.05)
+        if hasattr(core, "transport") and core.transport is None:
+            core.transport = adapter.transport  # a stand-in core replies through it
         await adapter.start(ready_within=10)
         started.append(adapter)
         return adapter

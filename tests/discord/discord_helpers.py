@@ -32,15 +32,23 @@ async def until(predicate: Callable[[], Any], within: float = 5.0) -> Any:
 
 
 class RecordingCore:
-    """A stand-in Core for adapter-only tests (translation, rendering, errors)."""
+    """A stand-in Core for adapter-only tests (translation, rendering, errors).
+
+    Clicks and commands are taken as the engine takes them: stored (recorded
+    with their delivery id and route), then applied in a task after `delay`,
+    the private text sent back along the route through the adapter's
+    transport (`transport`, set by the `start_adapter` fixture).
+    """
 
     def __init__(self) -> None:
         self.messages: list[IncomingMessage] = []
         self.clicks: list[ButtonClick] = []
         self.commands: list[CommandRequest] = []
+        self.deliveries: list[tuple[str, dict[str, str] | None]] = []
         self.answer = AnswerResult(accepted=True)
         self.reply = CommandReply(text="ok")
         self.delay = 0.0
+        self.transport: Any = None
 
     async def on_message(self, message: IncomingMessage) -> None:
         self.messages.append(message)
@@ -56,6 +64,38 @@ class RecordingCore:
         if self.delay:
             await asyncio.sleep(self.delay)
         return self.reply
+
+    async def receive_click(self, click: ButtonClick, delivery_id: str, *,
+                            route: dict[str, str] | None = None) -> asyncio.Task[None]:
+        self.deliveries.append((delivery_id, route))
+
+        async def apply() -> None:
+            result = await self.on_button(click)
+            if result.private_text:
+                room = RoomKey("discord", click.channel, click.thread)
+                await self._tell(room, click.user_id, result.private_text, route)
+
+        return asyncio.create_task(apply())
+
+    async def receive_command(self, request: CommandRequest, delivery_id: str, *,
+                              route: dict[str, str] | None = None,
+                              ask_admin: bool = False) -> asyncio.Task[None]:
+        self.deliveries.append((delivery_id, route))
+
+        async def apply() -> None:
+            reply = await self.on_command(request)
+            room = RoomKey("discord", request.channel, request.thread)
+            await self._tell(room, request.user_id, reply.text, route)
+
+        return asyncio.create_task(apply())
+
+    async def _tell(self, room: RoomKey, user_id: str, text: str,
+                    route: dict[str, str] | None) -> None:
+        assert self.transport is not None, "start the adapter with the start_adapter fixture"
+        if route:
+            await self.transport.post_reply(room, user_id, text, route)
+        else:
+            await self.transport.post_private(room, user_id, text)
 
     async def tick(self) -> None:
         return None

@@ -210,10 +210,13 @@ async def test_core_failure_gives_an_ephemeral_error_not_a_crash(
 ):
     core = RecordingCore()
 
-    async def boom(request):
+    # The core's part in answering an interaction is storing it now (the
+    # command runs after, from storage, where the engine turns a failure into
+    # a reply): a store that fails is what the adapter has to survive.
+    async def boom(request, delivery_id, **kwargs):
         raise RuntimeError("db locked")
 
-    core.on_command = boom  # type: ignore[method-assign]
+    core.receive_command = boom  # type: ignore[method-assign]
     adapter = await start_adapter(make_settings(), core)
     await fake_discord.dispatch("INTERACTION_CREATE", P.slash("status"))
     [callback] = await until(lambda: fake_discord.find("POST", r"/callback$"))
@@ -288,3 +291,96 @@ async def test_roles_command_takes_several_reviewers(fake_discord, make_settings
     await until(lambda: core.commands)
     assert core.commands[0].text == (
         f"roles owner:<@{P.OWNER}> reviewer:<@{P.REVIEWER}> reviewer:<@{second}>")
+
+
+async def test_a_command_is_stored_before_the_interaction_is_answered(
+    fake_discord, make_settings, start_adapter
+):
+    """Discord gets no answer, not even a deferral, until the core has stored
+    the command (with its delivery id and the route its reply will take)."""
+    import asyncio
+
+    gate = asyncio.Event()
+
+    class SlowStore(RecordingCore):
+        async def receive_command(self, request, delivery_id, **kwargs):
+            await gate.wait()
+            return await super().receive_command(request, delivery_id, **kwargs)
+
+    core = SlowStore()
+    adapter = await start_adapter(make_settings(), core)
+    adapter.client.ack_deadline = 0.01
+    payload = P.slash("threshold", {"n": 4}, invoker=P.ADMIN, permissions=P.ADMIN_PERMS)
+    await fake_discord.dispatch("INTERACTION_CREATE", payload)
+    await asyncio.sleep(0.2)
+    assert not fake_discord.find("POST", r"/callback$") and core.deliveries == []
+    gate.set()
+    await until(lambda: fake_discord.replies.get(payload["token"]))
+    [(delivery, route)] = core.deliveries
+    assert delivery == f"interaction:{payload['id']}"
+    assert route == {"interaction": payload["id"], "application_id": P.APP,
+                     "token": payload["token"], "kind": "command"}
+    await until(lambda: fake_discord.replies[payload["token"]].shown == ["ok"])
+
+
+async def test_a_stored_click_refusal_is_the_interactions_ephemeral_answer(
+    fake_discord, make_settings, start_adapter
+):
+    core = RecordingCore()
+    adapter = await start_adapter(make_settings(), core)
+    stored = await _post_escalation(adapter, fake_discord)
+    core.answer = AnswerResult(accepted=False, private_text="권한이 없습니다.")
+    payload = P.button_click(stored, buttons.encode(42, 2), clicker=P.MALLORY)
+    await fake_discord.dispatch("INTERACTION_CREATE", payload)
+    reply = await until(lambda: fake_discord.replies.get(payload["token"]))
+    assert core.deliveries == [(f"interaction:{payload['id']}", {
+        "interaction": payload["id"], "application_id": P.APP, "token": payload["token"],
+        "kind": "click"})]
+    assert (reply.kind, reply.shown) == (4, ["권한이 없습니다."])
+
+
+async def test_after_a_restart_a_command_reply_replaces_the_original_response_once(
+    fake_discord, make_settings, start_adapter
+):
+    """The process that deferred the interaction is gone; the reply comes from
+    the outbox of the next one, by the interaction's token. Sent twice (a crash
+    before the outbox recorded it), it still shows once."""
+    import asyncio
+
+    class StoresOnly(RecordingCore):  # as with TRIBUNAL_FAULT=after_store: never applied
+        async def receive_command(self, request, delivery_id, **kwargs):
+            self.deliveries.append((delivery_id, kwargs.get("route")))
+            return None
+
+    core = StoresOnly()
+    await start_adapter(make_settings(), core)
+    payload = P.slash("status")
+    await fake_discord.dispatch("INTERACTION_CREATE", payload)
+    reply = await until(lambda: fake_discord.replies.get(payload["token"]))
+    assert reply.kind == 5 and reply.shown == []  # stored, then deferred at once
+    [(_, route)] = core.deliveries
+
+    later = await start_adapter(make_settings(), RecordingCore())  # a new process
+    room = RoomKey("discord", P.CHANNEL, P.THREAD)
+    await later.transport.post_reply(room, P.ALICE, "상태: 정상", route)
+    await later.transport.post_reply(room, P.ALICE, "상태: 정상", route)
+    await asyncio.sleep(0.05)
+    assert reply.shown == ["상태: 정상"] and reply.edits == 2
+    assert not fake_discord.find("POST", r"^/users/@me/channels$")  # no DM
+
+
+async def test_a_reply_whose_interaction_was_never_answered_goes_by_dm(
+    fake_discord, make_settings, start_adapter
+):
+    adapter = await start_adapter(make_settings(), RecordingCore())
+    route = {"interaction": "999", "application_id": P.APP, "token": "tok-never-answered",
+             "kind": "command"}
+    await adapter.transport.post_reply(RoomKey("discord", P.CHANNEL, P.THREAD), P.ALICE,
+                                       "임계값: 3 → 5", route)
+    [dm] = fake_discord.find("POST", r"^/users/@me/channels$")
+    assert str(dm.json["recipient_id"]) == P.ALICE
+    sent = fake_discord.find("POST", r"^/channels/\d+/messages$")
+    # A DM is read away from the room: it names the thread first.
+    assert sent[-1].json["content"].split("\n") == [
+        f"🧵 <#{P.THREAD}> · <https://discord.com/channels/{P.GUILD}/{P.THREAD}>",
+        "임계값: 3 → 5"]

@@ -292,3 +292,27 @@ async def test_a_post_taken_over_from_a_dead_instance_is_looked_for_first(
     assert other.posts == []  # found on the platform: not posted again
     row = await stores[1].get_outbox(post)
     assert row is not None and (row.status, row.platform_message_id) == ("sent", "p-from-a")
+
+
+async def test_a_setting_changed_through_another_instance_arrives_within_the_shared_age(
+    stores: list[Storage], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.channels
+    from bot.models import CommandRequest
+
+    monkeypatch.setattr(bot.channels, "SHARED_MAX_AGE", 0.05)
+    clock, a, b, _ = await two_instances(stores)
+    room = RoomKey(platform="console", channel="C1", thread="T1")
+    assert (await b.engine.channels.room_settings(room))["stall_threshold"] == 2  # cached
+    reply = await a.engine.on_command(CommandRequest(
+        platform="console", channel="C1", thread=None, user_id="boss", text="threshold 5"))
+    assert reply.ok
+    assert (await a.engine.channels.room_settings(room))["stall_threshold"] == 5
+
+    # Alone, "b" would keep its entry (every change it makes invalidates it);
+    # its heartbeat sees "a" registered, and the entry now ages out.
+    assert (await b.engine.channels.room_settings(room))["stall_threshold"] == 2
+    clock.advance(LEASE)
+    await b.engine.tick()
+    await asyncio.sleep(0.1)
+    assert (await b.engine.channels.room_settings(room))["stall_threshold"] == 5

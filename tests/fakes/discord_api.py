@@ -11,6 +11,13 @@ that identifies as shard [k, n] gets READY with the guilds of that shard
 only (`(guild_id >> 22) % n == k`, as Discord routes them) and only their
 events; `sessions()` says who is connected with which shard.
 
+Interaction responses are kept per interaction token (`replies`), as a
+user's client shows them: the first response (`/interactions/{id}/{token}/
+callback`: 4 a message, 5 "thinking", 6 a silent update), the first follow-up
+after a "thinking" deferral taking its place, later follow-ups as new
+messages, and `PATCH .../messages/@original` replacing the original response.
+A token that was never answered gets Discord's 404 for both.
+
 Reads follow Discord's documented shapes: a channel's messages
 (`GET /channels/{id}/messages` with `after`, `before`, `limit`; newest first
 whatever the direction), a guild's active threads
@@ -80,6 +87,7 @@ class FakeDiscord:
         self._failures: list[Failure] = []
         self._holds: list[tuple[str, re.Pattern[str], asyncio.Event]] = []
         self.held: list[Call] = []  # calls waiting behind a hold
+        self.replies: dict[str, Reply] = {}  # interaction token -> what the user sees
         self._ids = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
         self._identified: dict[int, dict[str, Any]] = {}  # id(socket) -> its IDENTIFY
@@ -355,11 +363,22 @@ class FakeDiscord:
                 return web.Response(status=204)
             return _json(message)
         if parts[0] == "interactions" and parts[-1] == "callback":
+            if len(parts) == 4:
+                self.replies.setdefault(parts[2], Reply(int(body.get("type", 0)))).answer(
+                    body.get("data") or {})
             return self._callback(parts[1], body, query)
-        if parts[0] == "webhooks" and len(parts) == 3 and method == "POST":
-            return _json(self._message(str(self.snowflake()), body))
-        if parts[0] == "webhooks" and "messages" in parts and method == "PATCH":
-            return _json(self._message(str(self.snowflake()), body))
+        if parts[0] == "webhooks" and len(parts) >= 3:
+            reply = self.replies.get(parts[2])
+            if reply is None:
+                return _json({"message": "Unknown Webhook", "code": 10015}, status=404)
+            if len(parts) == 3 and method == "POST":
+                reply.follow_up(body)
+                return _json(self._message(str(self.snowflake()), body))
+            if parts[-1] == "@original" and method == "PATCH":
+                if reply.kind not in (4, 5):
+                    return _json({"message": "Unknown Message", "code": 10008}, status=404)
+                reply.edit(body)
+                return _json(self._message(str(self.snowflake()), body))
         return _json({"message": "404: Not Found", "code": 0}, status=404)
 
     def _callback(self, interaction_id: str, body: dict[str, Any], query: dict[str, str]
@@ -429,6 +448,36 @@ class FakeDiscord:
         for guild in guilds:
             await ws.send_str(json.dumps(
                 {"op": 0, "t": "GUILD_CREATE", "s": next(self._seq), "d": guild}))
+
+
+@dataclass
+class Reply:
+    """What the user sees of one interaction's responses (ephemeral or not)."""
+
+    kind: int  # the first response's callback type
+    original: str | None = None  # its message (None: a silent update, or still "thinking")
+    followups: list[str] = field(default_factory=list)
+    edits: int = 0  # PATCH @original calls
+
+    def answer(self, data: dict[str, Any]) -> None:
+        if self.kind == 4:
+            self.original = str(data.get("content") or "")
+
+    def follow_up(self, body: dict[str, Any]) -> None:
+        if self.kind == 5 and self.original is None and not self.followups:
+            self.original = str(body.get("content") or "")  # replaces "thinking..."
+        else:
+            self.followups.append(str(body.get("content") or ""))
+
+    def edit(self, body: dict[str, Any]) -> None:
+        self.edits += 1
+        if "content" in body:
+            self.original = str(body.get("content") or "")
+
+    @property
+    def shown(self) -> list[str]:
+        """Every message this interaction shows the user, in order."""
+        return ([self.original] if self.original is not None else []) + self.followups
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:

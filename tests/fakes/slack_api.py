@@ -107,6 +107,8 @@ class FakeSlackAPI:
         self.team_id = team_id
         self.calls: list[Call] = []
         self.responses: list[dict[str, Any]] = []  # bodies POSTed to response_urls
+        # the same bodies by response_url (its last path segment): one per command
+        self.responses_to: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         self.users: dict[str, dict[str, Any]] = {}
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         self.acks: list[dict[str, Any]] = []  # Socket Mode envelope acks
@@ -237,7 +239,9 @@ class FakeSlackAPI:
 
     # -- handlers --------------------------------------------------------------
     async def _response_url(self, request: web.Request) -> web.Response:
-        self.responses.append(await request.json())
+        body = await request.json()
+        self.responses.append(body)
+        self.responses_to[request.match_info["token"]].append(body)
         return web.Response(text="ok")
 
     async def _api(self, request: web.Request) -> web.Response:

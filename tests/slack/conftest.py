@@ -90,7 +90,8 @@ def slash_command(text: str, *, user: str, response_url: str,
                   channel: str = CHANNEL) -> dict[str, Any]:
     body = fixture("slash_command")
     body.update(text=text, user_id=user, user_name=user.lower(), channel_id=channel,
-                response_url=response_url)
+                response_url=response_url,
+                trigger_id=f"{next(_TRIGGERS)}.3333333333.abcdef")  # one per invocation
     return body
 
 
@@ -246,6 +247,11 @@ class Harness:
     async def settle(self) -> None:
         assert self.adapter.inbound is not None
         await self.adapter.inbound.drain()
+        # A stand-in core's own work after the ack (tests/slack/test_slack_app.py);
+        # the real engine's is waited for by the scenario world (engine.drain).
+        settle = getattr(self.adapter.engine, "settle", None)
+        if settle is not None:
+            await settle()
 
 
 def make_settings(api: FakeSlackAPI, tmp_path: Path, **overrides: Any) -> Settings:
@@ -284,5 +290,7 @@ async def start_harness(core: Any, api: FakeSlackAPI, settings: Settings) -> Har
     # port=0: any free port (TRIBUNAL_HTTP_PORT itself must be 1..65535).
     adapter = SlackAdapter(settings, core, post_interval=0, host="127.0.0.1", port=0)
     adapter.transport.pacer = virtual_pacer(api)
+    if hasattr(core, "transport") and core.transport is None:
+        core.transport = adapter.transport  # a stand-in core replies through it
     await adapter.start()
     return Harness(adapter, api)

@@ -15,8 +15,16 @@ import aiohttp
 import pytest
 
 from adapters.slack import SlackAdapter, SlackStartError
+from adapters.slack.transport import SlackTransport
 from bot.config import Settings
-from bot.models import AnswerResult, ButtonClick, CommandReply, CommandRequest, IncomingMessage
+from bot.models import (
+    AnswerResult,
+    ButtonClick,
+    CommandReply,
+    CommandRequest,
+    IncomingMessage,
+    RoomKey,
+)
 from bot.ports import PlatformFatal
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
@@ -31,11 +39,18 @@ from tests.slack.conftest import (
 
 
 class RecordingCore:
+    """Records what the adapter hands over. Commands are taken as the engine
+    takes them (stored, then applied in a task: admin rights asked of the
+    transport, the reply sent along the stored route); `settle()` waits."""
+
     def __init__(self) -> None:
         self.messages: list[IncomingMessage] = []
         self.clicks: list[ButtonClick] = []
         self.click_deliveries: list[str] = []
         self.commands: list[CommandRequest] = []
+        self.stored_commands: list[tuple[str, dict[str, str] | None, bool]] = []
+        self.transport: SlackTransport | None = None
+        self._work: set[asyncio.Task[None]] = set()
 
     async def receive(self, message: IncomingMessage) -> None:
         await self.on_message(message)
@@ -55,6 +70,31 @@ class RecordingCore:
         self.commands.append(request)
         return CommandReply(text="임계값 <!channel> ok", ok=True)
 
+    async def receive_command(self, request: CommandRequest, delivery_id: str, *,
+                              route: dict[str, str] | None = None,
+                              ask_admin: bool = False) -> asyncio.Task[None]:
+        self.stored_commands.append((delivery_id, route, ask_admin))
+        task = asyncio.create_task(self._apply(request, route, ask_admin))
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)
+        return task
+
+    async def _apply(self, request: CommandRequest, route: dict[str, str] | None,
+                     ask_admin: bool) -> None:
+        assert self.transport is not None
+        if ask_admin:
+            request.is_platform_admin = await self.transport.is_platform_admin(request.user_id)
+        reply = await self.on_command(request)
+        room = RoomKey("slack", request.channel, request.thread)
+        if route:
+            await self.transport.post_reply(room, request.user_id, reply.text, route)
+        else:
+            await self.transport.post_private(room, request.user_id, reply.text)
+
+    async def settle(self) -> None:
+        while self._work:
+            await asyncio.gather(*list(self._work))
+
     async def tick(self) -> None:
         return None
 
@@ -63,6 +103,7 @@ class RecordingCore:
 async def harness(slack_api: FakeSlackAPI, tmp_path: Path) -> Any:
     core = RecordingCore()
     h = await start_harness(core, slack_api, make_settings(slack_api, tmp_path))
+    core.transport = h.adapter.transport
     h.core = core  # type: ignore[attr-defined]
     yield h
     await h.adapter.stop()
@@ -159,6 +200,7 @@ async def test_ack_does_not_wait_for_the_core(slack_api: FakeSlackAPI, tmp_path:
 
     core = SlowCore()
     h = await start_harness(core, slack_api, make_settings(slack_api, tmp_path))
+    core.transport = h.adapter.transport
     try:
         status, _ = await h.http(slash_command("summon", user="UALICE",
                                                response_url=slack_api.response_url()),
@@ -167,6 +209,51 @@ async def test_ack_does_not_wait_for_the_core(slack_api: FakeSlackAPI, tmp_path:
         gate.set()
         await h.settle()
         assert len(core.commands) == 1 and len(slack_api.responses) == 1
+    finally:
+        await h.adapter.stop()
+
+
+async def test_slash_command_is_stored_before_the_ack_on_both_paths(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """A slash command reaches the core's `receive_command` (the store) before
+    Slack's 200 or the Socket Mode ack goes out; users.info is left to the core
+    (ask_admin), so a slow users.info never holds up the 3 seconds."""
+    gate = asyncio.Event()
+    started: list[str] = []
+
+    class SlowStore(RecordingCore):
+        async def receive_command(self, request: CommandRequest, delivery_id: str, *,
+                                  route: dict[str, str] | None = None,
+                                  ask_admin: bool = False) -> asyncio.Task[None]:
+            started.append(request.text)
+            await gate.wait()
+            return await super().receive_command(request, delivery_id, route=route,
+                                                 ask_admin=ask_admin)
+
+    core = SlowStore()
+    h = await start_harness(core, slack_api, make_settings(slack_api, tmp_path))
+    core.transport = h.adapter.transport
+    try:
+        url = slack_api.response_url()
+        over_http = slash_command("threshold 4", user="UADMIN", response_url=url)
+        over_socket = slash_command("max-rounds 9", user="UADMIN", response_url=url)
+        http = asyncio.create_task(h.http(over_http, settle=False))
+        socket = asyncio.create_task(h.socket(over_socket, settle=False))
+        await slack_api.until(lambda: len(started) == 2)
+        await asyncio.sleep(0.05)
+        assert not http.done() and not socket.done()  # not acknowledged before it is stored
+        assert h.acks.responses == [] and not slack_api.calls_to("users.info")
+        gate.set()
+        assert (await http)[0] == 200
+        await socket
+        assert len(h.acks.responses) == 1
+        await h.settle()
+        assert sorted(core.stored_commands) == sorted([
+            (f"command:{over_http['trigger_id']}", {"response_url": url}, True),
+            (f"command:{over_socket['trigger_id']}", {"response_url": url}, True)])
+        assert all(c.is_platform_admin for c in core.commands)  # asked by the core
+        assert len(slack_api.responses) == 2
     finally:
         await h.adapter.stop()
 

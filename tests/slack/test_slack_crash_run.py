@@ -1,5 +1,5 @@
 """Store, then acknowledge: `tribunal run` SIGKILLed right after the 200s loses nothing
-(messages and button clicks).
+(messages, button clicks and slash commands).
 
 The real process runs in HTTP mode against the fake Web API. With
 TRIBUNAL_FAULT=after_store (bot/faults.py) it stores and acknowledges events
@@ -105,6 +105,13 @@ class Run:
         KILLED_AT[id(self.api)] = time.monotonic()
         await self.http.close()
 
+    async def died(self) -> None:
+        """The process killed itself at its fault point (TRIBUNAL_FAULT)."""
+        assert self.proc is not None and self.http is not None
+        assert await asyncio.wait_for(self.proc.wait(), 30) == -signal.SIGKILL
+        KILLED_AT[id(self.api)] = time.monotonic()
+        await self.http.close()
+
 
 def rows(database: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
@@ -123,7 +130,7 @@ async def escalate(slack_api: FakeSlackAPI, database: Path, tmp_path: Path) -> t
         async def bound() -> bool:
             return bool(slack_api.responses)
 
-        await wait_until(bound, "the /arbiter reply")  # commands are not stored first (yet)
+        await wait_until(bound, "the /arbiter reply")
         assert await run.send(message_event("로그인 버그 고쳐줘", ts=THREAD)) == 200
         assert await run.send(message_event(
             "BLOCKED: DB 접속 정보가 없어 진행할 수 없습니다.", user=None, bot_id="BOWNER",
@@ -211,7 +218,9 @@ async def test_an_acknowledged_click_is_applied_after_a_sigkill(
             response_url=slack_api.response_url())) == 200
     finally:
         await run.kill()
-    assert rows(database, "SELECT kind, processed FROM actions") == [("click", 0)]
+    # The `/arbiter roles` of `escalate` (stored and applied), then the click (stored only).
+    assert rows(database, "SELECT kind, processed FROM actions ORDER BY id") == [
+        ("command", 1), ("click", 0)]
     assert rows(database, "SELECT status FROM escalations") == [("pending",)]
 
     # The next start applies it: the answer, its confirmation, the buttons retired.
@@ -227,4 +236,103 @@ async def test_an_acknowledged_click_is_applied_after_a_sigkill(
         await run.kill()
     assert rows(database, "SELECT status, answer_option, answer_kind, answered_by FROM"
                           " escalations") == [("answered", 1, "button", "UALICE")]
+    assert rows(database, "SELECT kind, processed FROM actions ORDER BY id") == [
+        ("command", 1), ("click", 1)]
+
+
+def replies(api: FakeSlackAPI, line: str) -> list[str]:
+    """The ephemeral replies posted to response_urls with a line starting with `line`
+    (a room subcommand's reply may start by naming the room it acts on)."""
+    return [r["text"] for r in api.responses
+            if any(part.startswith(line) for part in str(r.get("text", "")).splitlines())]
+
+
+async def test_acknowledged_slash_commands_survive_a_sigkill_right_after_the_200(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """A settings change, a summon and a status, each acknowledged and never
+    applied, then SIGKILL: the next start applies each once and replies once."""
+    database = tmp_path / "commands.db"
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        assert await run.send(slash_command(
+            "roles owner:BOWNER reviewer:<@UREVIEWER|rev>", user="UADMIN",
+            response_url=slack_api.response_url())) == 200
+
+        async def bound() -> bool:
+            return bool(slack_api.responses)
+
+        await wait_until(bound, "the /arbiter reply")  # the channel is watched now
+        assert await run.send(message_event("로그인 버그 고쳐줘", ts=THREAD)) == 200
+
+        async def room() -> bool:
+            return bool(rows(database, "SELECT id FROM rooms"))
+
+        await wait_until(room, "the task's room")
+    finally:
+        await run.kill()
+
+    run = Run(slack_api, database, tmp_path)
+    await run.start(fault="after_store")
+    try:
+        for text, user in (("threshold 5", "UADMIN"), ("summon", "UADMIN"),
+                           ("status", "UALICE")):
+            assert await run.send(slash_command(
+                text, user=user, response_url=slack_api.response_url())) == 200
+    finally:
+        await run.kill()
+    stored = rows(database, "SELECT kind, processed FROM actions ORDER BY id")
+    assert stored == [("command", 1), ("command", 0), ("command", 0), ("command", 0)]
+    assert not rows(database, "SELECT value FROM settings WHERE key = 'stall_threshold'")
+    assert not rows(database, "SELECT id FROM arbitrations")
+    assert len(slack_api.responses) == 1  # the roles reply only
+
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        async def applied() -> bool:
+            return len(slack_api.responses) >= 4 and not rows(
+                database, "SELECT id FROM actions WHERE processed = 0")
+
+        await wait_until(applied, "the three commands applied and answered")
+        await asyncio.sleep(0.3)  # nothing more comes
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT value FROM settings WHERE key = 'stall_threshold'") == [
+        ("5",)]
+    assert rows(database, "SELECT trigger FROM arbitrations") == [("manual",)]  # the summon
+    assert rows(database, "SELECT action FROM audit_log ORDER BY id") == [
+        ("roles",), ("threshold",), ("summon",)]
+    assert len(replies(slack_api, "✅ 이 채널의 `stall_threshold`")) == 1
+    assert len(replies(slack_api, "⚖️ 중재를 요청했습니다.")) == 1
+    assert len(slack_api.responses) == 4  # roles, threshold, summon, status: once each
+
+
+async def test_a_slash_command_killed_right_after_its_200_is_applied_and_answered_once(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """The kill point `after_ack`: the process dies the moment its 200 for an
+    `/arbiter max-rounds 7` is on the wire (bot/faults.py)."""
+    database = tmp_path / "ack.db"
+    run = Run(slack_api, database, tmp_path)
+    await run.start(fault="after_ack:1")
+    assert await run.send(slash_command(
+        "max-rounds 7", user="UADMIN", response_url=slack_api.response_url())) == 200
+    await run.died()
+    assert rows(database, "SELECT kind FROM actions") == [("command",)]
+
+    run = Run(slack_api, database, tmp_path)
+    await run.start()
+    try:
+        async def answered() -> bool:
+            return bool(slack_api.responses)
+
+        await wait_until(answered, "the reply")
+        await asyncio.sleep(0.3)
+    finally:
+        await run.kill()
+    assert rows(database, "SELECT value FROM settings WHERE key = 'max_rounds'") == [("7",)]
     assert rows(database, "SELECT processed FROM actions") == [(1,)]
+    assert len(slack_api.responses) == 1, slack_api.responses
+    assert "`max_rounds`" in slack_api.responses[0]["text"]

@@ -270,3 +270,37 @@ async def test_roles_with_a_plain_name_is_refused_with_a_hint(world: World) -> N
     assert [a.action for a in audit] == ["roles"]  # only the binding made by the fixture
     bound = json.loads(audit[0].after or "{}")
     assert bound["owner"] == ["BOWNER"]  # unchanged
+
+
+async def test_a_shortcut_and_a_mention_are_stored_before_their_acknowledgement(
+    slack_api: FakeSlackAPI, tmp_path: Path
+) -> None:
+    """Like a slash command: handed to the core's store (with the delivery id
+    that drops a redelivery and the route of the reply) before Slack's 200."""
+    import asyncio
+
+    gate = asyncio.Event()
+
+    class SlowStore(RecordingCore):
+        async def receive_command(self, request: Any, delivery_id: str, **kwargs: Any) -> Any:
+            await gate.wait()
+            return await super().receive_command(request, delivery_id, **kwargs)
+
+    core = SlowStore()
+    h = await start_harness(core, slack_api, make_settings(slack_api, tmp_path))
+    try:
+        url = slack_api.response_url()
+        shortcut = message_shortcut(user="UADMIN", message_ts="1732870805.000200",
+                                    thread_ts="1732870800.000100", response_url=url)
+        mention, _ = app_mention("status", user="UALICE", thread_ts="1732870800.000100")
+        acks = [asyncio.create_task(h.http(body, settle=False)) for body in (shortcut, mention)]
+        await asyncio.sleep(0.2)
+        assert not any(a.done() for a in acks)  # not acknowledged before it is stored
+        gate.set()
+        assert [(await a)[0] for a in acks] == [200, 200]
+        await h.settle()
+        assert sorted(core.stored_commands) == sorted([
+            (f"command:{shortcut['trigger_id']}", {"response_url": url}, True),
+            (f"mention:{mention['event_id']}", None, True)])
+    finally:
+        await h.adapter.stop()

@@ -51,6 +51,21 @@ class TestStorageContract:
         versions = await backend.sql("SELECT version FROM schema_version ORDER BY version")
         assert [v for (v,) in versions] == [n for n, _ in migrations()]
 
+    async def test_a_migration_missed_below_the_highest_is_applied(
+        self, backend: Backend, store: Storage
+    ) -> None:
+        # Two branches merged: a database already at 008 never saw 007.
+        await store.close()
+        await backend.sql("DELETE FROM schema_version WHERE version = 7")
+        await backend.sql("DROP TABLE pacing")
+        for column in ("claimed_by", "lease_until", "fence"):
+            await backend.sql(f"ALTER TABLE arbitrations DROP COLUMN {column}")
+        await backend.open()
+        versions = await backend.sql("SELECT version FROM schema_version ORDER BY version")
+        assert [v for (v,) in versions] == [n for n, _ in migrations()]
+        assert await backend.sql("SELECT COUNT(*) FROM pacing") == [(0,)]
+        assert await backend.sql("SELECT COUNT(fence) FROM arbitrations") == [(0,)]
+
     async def test_instances_starting_together_migrate_once(self, backend: Backend) -> None:
         stores = await asyncio.gather(*(backend.open() for _ in range(4)))
         versions = await backend.sql("SELECT version FROM schema_version ORDER BY version")
