@@ -34,6 +34,7 @@ from bot.faults import armed, hit
 from bot.i18n import room_language
 from bot.ingest import role_of, store_incoming
 from bot.instances import Instance
+from bot.leases import NamedLeases
 from bot.models import (
     AnswerResult,
     ButtonClick,
@@ -91,6 +92,12 @@ class Engine:
         # The platforms' rate limits count every instance's calls (adapters
         # pace through it: bot.ports.SharesPacing).
         self.pacing = SharedPacing(storage)
+        # Work one instance at a time may do (Discord's gateway: bot.ports.SharesLeases),
+        # only where instances may share the database.
+        self.leases: NamedLeases | None = (
+            NamedLeases(storage, self.clock, self.instance.id, settings.lease_seconds)
+            if storage.shared else None
+        )
         self.transitions = Transitions(self.clock, settings.admin_ids)
         self.arbitration = ArbitrationFlow(
             storage=storage, clock=self.clock, channels=self.channels, outbox=self.outbox,

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 from bot.catchup import CatchUpPlan, Fetch
+from bot.leases import Lease
 from bot.models import (
     AnswerResult,
     ButtonClick,
@@ -123,6 +124,43 @@ class SharesPacing(Protocol):
     on its database (the engine); an adapter given one paces through it."""
 
     pacing: Pacing
+
+
+class Leases(Protocol):
+    """Named leases shared by every instance on the database (`bot.leases`)."""
+
+    instance_id: str
+    beat_seconds: float  # renew this often: at least thrice per lease
+
+    async def claim(self, name: str) -> Lease | None:
+        """The lease for this instance (a new token), or None while another holds it."""
+        ...
+
+    async def renew(self, lease: Lease) -> Lease | None:
+        """The lease extended, or None when it is no longer this instance's."""
+        ...
+
+    async def release(self, lease: Lease) -> None:
+        """Give it up now, for another instance to claim."""
+        ...
+
+    async def holders(self, prefix: str) -> dict[str, str]:
+        """name -> holding instance, for the live leases whose name starts with `prefix`."""
+        ...
+
+    def expired(self, lease: Lease) -> bool:
+        """Whether the lease has run out (its renewals failed)."""
+        ...
+
+
+@runtime_checkable
+class SharesLeases(Protocol):
+    """A core on a database that several instances may share (the engine on
+    PostgreSQL): work only one instance may do at a time, such as holding
+    Discord's gateway, is held by a named lease. `leases` is None when the
+    database is one process's alone (SQLite): nothing to share."""
+
+    leases: Leases | None
 
 
 EventListener = Callable[[dict[str, Any]], None]

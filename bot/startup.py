@@ -12,6 +12,7 @@ import shlex
 from urllib.parse import urlsplit, urlunsplit
 
 from bot.config import Settings
+from storage.backends import is_postgres_url
 
 
 def platforms(settings: Settings) -> list[str]:
@@ -92,11 +93,18 @@ def describe_platform(settings: Settings, platform: str) -> str:
     if platform == "discord":
         guilds = settings.discord_guild_ids
         sync = f"/arbiter synced to {len(guilds)} guild(s)" if guilds else "/arbiter global"
+        # Several instances (PostgreSQL) hold the gateway, or its shards, by
+        # lease, unless TRIBUNAL_DISCORD_SHARD_IDS fixes them (adapters/discord/gateway.py).
+        leased = is_postgres_url(settings.database) and not settings.discord_shard_ids
+        count = settings.discord_shard_count
         shards = ""
-        if settings.discord_shard_count:
-            ids = settings.discord_shard_ids or range(settings.discord_shard_count)
-            shards = f", shards {','.join(map(str, ids))} of {settings.discord_shard_count}"
-        return f"discord (gateway, {sync}{shards})"
+        if count and leased:
+            shards = f", shards of {count} by lease"
+        elif count:
+            ids = settings.discord_shard_ids or range(count)
+            shards = f", shards {','.join(map(str, ids))} of {count}"
+        gateway = "gateway by lease" if leased and not count else "gateway"
+        return f"discord ({gateway}, {sync}{shards})"
     if platform == "console":
         return "console (replay)"
     return platform

@@ -25,7 +25,7 @@ import abc
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -173,6 +173,17 @@ class InstanceRow(BaseModel):
     last_seen: datetime  # its latest heartbeat
 
 
+class LeaseRow(BaseModel):
+    """A named lease (migration 009): work that one instance at a time holds,
+    such as Discord's gateway connection. `fence` grows by one with every
+    claim; renewals and releases carry it."""
+
+    name: str
+    holder: str | None = None  # None: released (or never claimed)
+    lease_until: datetime | None = None
+    fence: int = 0
+
+
 class AuditRow(BaseModel):
     id: int
     at: datetime
@@ -298,6 +309,33 @@ class Transaction(abc.ABC):
         took it over) or the arbitration is finished."""
 
     @abc.abstractmethod
+    async def claim_lease(
+        self, name: str, instance_id: str, now: datetime, lease_until: datetime
+    ) -> LeaseRow | None:
+        """Compare-and-set: the named lease for `instance_id` until `lease_until`,
+        with a new fencing token (`fence` + 1; a lease never claimed before is
+        created with token 1). Taken when no other instance holds it live
+        (`held_by_another`, the rule of `claim_arbitration`: a lease that ran
+        out, or one held by an instance no longer registered, holds nothing);
+        the holder itself may claim again, for a new token. The lease as
+        claimed, or None. Of instances claiming at once, one gets it."""
+
+    @abc.abstractmethod
+    async def renew_lease(
+        self, name: str, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        """Extend `instance_id`'s lease to `lease_until` (a heartbeat); False, and
+        nothing changed, when `fence` is no longer the lease's current token or
+        the lease was released (another instance may have claimed it since)."""
+
+    @abc.abstractmethod
+    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+        """Give the lease up at once (a clean stop, or a rebalance), so another
+        instance need not wait for it to run out; False, and nothing changed,
+        when `fence` is no longer current. The token stays: the next claim gets
+        a newer one."""
+
+    @abc.abstractmethod
     async def create_escalation(self, row: EscalationRow) -> None:
         """Store an escalation; its id is the arbitration's that asked the question."""
 
@@ -391,7 +429,8 @@ class Transaction(abc.ABC):
     @abc.abstractmethod
     async def remove_instance(self, instance_id: str) -> None:
         """The instance stopped (or was found dead); its claims on unsent posts
-        and unfinished arbitrations are released for the others at once."""
+        and unfinished arbitrations, and its named leases, are released for the
+        others at once."""
 
     # -- reads inside the unit (they see its own writes) ----------------------
     @abc.abstractmethod
@@ -422,6 +461,11 @@ class PendingCounts:
 
 
 class Storage(abc.ABC):
+    # Whether several `tribunal run` processes may share the database
+    # (PostgreSQL). SQLite is one process's: what only one instance may do
+    # (hold Discord's gateway) needs no lease there.
+    shared: ClassVar[bool] = False
+
     @abc.abstractmethod
     async def open(self) -> None:
         """Connect and apply pending migrations."""
@@ -544,6 +588,11 @@ class Storage(abc.ABC):
     @abc.abstractmethod
     async def instances(self) -> list[InstanceRow]:
         """Every registered instance, oldest start first."""
+
+    @abc.abstractmethod
+    async def leases(self, prefix: str = "") -> list[LeaseRow]:
+        """Every named lease whose name starts with `prefix`, by name, held or
+        not (whether one is live is the reader's rule: `held_by_another`)."""
 
     @abc.abstractmethod
     async def room_states(self) -> list[tuple[str, str]]:

@@ -31,6 +31,7 @@ from storage.base import (
     DatabaseUnusable,
     EscalationRow,
     InstanceRow,
+    LeaseRow,
     MessageRow,
     OutboxRow,
     PendingCounts,
@@ -86,6 +87,8 @@ def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:
 
 
 class PostgresStorage(Storage):
+    shared = True  # the backend for several instances
+
     def __init__(self, url: str, *, max_size: int = POOL_MAX_SIZE) -> None:
         self.url = url
         self.max_size = max_size
@@ -452,6 +455,13 @@ class PostgresStorage(Storage):
     async def instances(self) -> list[InstanceRow]:
         rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")
         return [InstanceRow.model_validate(r) for r in rows]
+
+    async def leases(self, prefix: str = "") -> list[LeaseRow]:
+        rows = await self._all(
+            "SELECT * FROM leases WHERE substr(name, 1, length($1::text)) = $1::text ORDER BY name",
+            prefix,
+        )
+        return [LeaseRow.model_validate(r) for r in rows]
 
     async def room_states(self) -> list[tuple[str, str]]:
         return [(str(r["id"]), str(r["state"]))

@@ -21,12 +21,13 @@ from storage.base import (
     ArbitrationRow,
     EscalationRow,
     InstanceRow,
+    LeaseRow,
     MessageRow,
     OutboxRow,
     RoomTransaction,
     Transaction,
 )
-from storage.sqlite_writes import CLAIMABLE, arbitration, dump
+from storage.sqlite_writes import CLAIMABLE, LEASE_CLAIMABLE, arbitration, dump
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -185,6 +186,37 @@ class PostgresTransaction(Transaction):
         )
         return _rows_changed(str(status)) == 1
 
+    async def claim_lease(
+        self, name: str, instance_id: str, now: datetime, lease_until: datetime
+    ) -> LeaseRow | None:
+        # A racing claim (or the insert of a new name) waits for this row's
+        # lock; its DO UPDATE then checks the rule on the row as committed.
+        row = await self.conn.fetchrow(
+            "INSERT INTO leases (name, holder, lease_until, fence) VALUES ($1, $2, $3, 1)"
+            " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
+            " lease_until = excluded.lease_until, fence = leases.fence + 1"
+            " WHERE " + LEASE_CLAIMABLE.format(me="$2", now="$4") + " RETURNING *",
+            name, instance_id, lease_until.isoformat(), now.isoformat(),
+        )
+        return None if row is None else LeaseRow.model_validate(dict(row))
+
+    async def renew_lease(
+        self, name: str, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        status = await self.conn.execute(
+            "UPDATE leases SET lease_until = $1 WHERE name = $2 AND holder = $3 AND fence = $4",
+            lease_until.isoformat(), name, instance_id, fence,
+        )
+        return _rows_changed(str(status)) == 1
+
+    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+        status = await self.conn.execute(
+            "UPDATE leases SET holder = NULL, lease_until = NULL"
+            " WHERE name = $1 AND holder = $2 AND fence = $3",
+            name, instance_id, fence,
+        )
+        return _rows_changed(str(status)) == 1
+
     async def create_escalation(self, row: EscalationRow) -> None:
         await self.conn.execute(
             "INSERT INTO escalations (id, room_id, options, allowed, requester, status,"
@@ -315,6 +347,9 @@ class PostgresTransaction(Transaction):
             "UPDATE arbitrations SET claimed_by = NULL, lease_until = NULL"
             " WHERE claimed_by = $1 AND status IN ('pending', 'running')",
             instance_id,
+        )
+        await self.conn.execute(
+            "UPDATE leases SET holder = NULL, lease_until = NULL WHERE holder = $1", instance_id
         )
         await self.conn.execute("DELETE FROM instances WHERE id = $1", instance_id)
 

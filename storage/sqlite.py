@@ -29,6 +29,7 @@ from storage.base import (
     DatabaseUnusable,
     EscalationRow,
     InstanceRow,
+    LeaseRow,
     MessageRow,
     OutboxRow,
     PendingCounts,
@@ -419,6 +420,13 @@ class SqliteStorage(Storage):
     async def instances(self) -> list[InstanceRow]:
         rows = await self._all("SELECT * FROM instances ORDER BY started_at, id")
         return [InstanceRow.model_validate(r) for r in rows]
+
+    async def leases(self, prefix: str = "") -> list[LeaseRow]:
+        rows = await self._all(
+            "SELECT * FROM leases WHERE substr(name, 1, length(?)) = ? ORDER BY name",
+            (prefix, prefix),
+        )
+        return [LeaseRow.model_validate(r) for r in rows]
 
     async def room_states(self) -> list[tuple[str, str]]:
         return [(str(r["id"]), str(r["state"]))

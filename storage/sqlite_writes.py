@@ -14,6 +14,7 @@ from storage.base import (
     ArbitrationRow,
     EscalationRow,
     InstanceRow,
+    LeaseRow,
     MessageRow,
     OutboxRow,
     RoomTransaction,
@@ -50,6 +51,11 @@ CLAIMABLE = (
     "status IN ('pending', 'running') AND (claimed_by IS NULL OR claimed_by = {me}"
     " OR lease_until IS NULL OR lease_until <= {now}"
     " OR claimed_by NOT IN (SELECT id FROM instances))"
+)
+# The same rule for a named lease (`leases.holder`), in its upsert's DO UPDATE.
+LEASE_CLAIMABLE = (
+    "leases.holder IS NULL OR leases.holder = {me} OR leases.lease_until IS NULL"
+    " OR leases.lease_until <= {now} OR leases.holder NOT IN (SELECT id FROM instances)"
 )
 
 
@@ -194,6 +200,36 @@ class SqliteTransaction(Transaction):
         )
         return cursor.rowcount == 1
 
+    async def claim_lease(
+        self, name: str, instance_id: str, now: datetime, lease_until: datetime
+    ) -> LeaseRow | None:
+        async with self.db.execute(
+            "INSERT INTO leases (name, holder, lease_until, fence) VALUES (?, ?, ?, 1)"
+            " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
+            " lease_until = excluded.lease_until, fence = leases.fence + 1"
+            " WHERE " + LEASE_CLAIMABLE.format(me="?", now="?") + " RETURNING *",
+            (name, instance_id, lease_until.isoformat(), instance_id, now.isoformat()),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return None if row is None else LeaseRow.model_validate(dict(row))
+
+    async def renew_lease(
+        self, name: str, instance_id: str, fence: int, lease_until: datetime
+    ) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE leases SET lease_until = ? WHERE name = ? AND holder = ? AND fence = ?",
+            (lease_until.isoformat(), name, instance_id, fence),
+        )
+        return cursor.rowcount == 1
+
+    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE leases SET holder = NULL, lease_until = NULL"
+            " WHERE name = ? AND holder = ? AND fence = ?",
+            (name, instance_id, fence),
+        )
+        return cursor.rowcount == 1
+
     async def create_escalation(self, row: EscalationRow) -> None:
         await self.db.execute(
             "INSERT INTO escalations (id, room_id, options, allowed, requester, status,"
@@ -313,6 +349,9 @@ class SqliteTransaction(Transaction):
             "UPDATE arbitrations SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?"
             " AND status IN ('pending', 'running')",
             (instance_id,),
+        )
+        await self.db.execute(
+            "UPDATE leases SET holder = NULL, lease_until = NULL WHERE holder = ?", (instance_id,)
         )
         await self.db.execute("DELETE FROM instances WHERE id = ?", (instance_id,))
 

@@ -16,6 +16,11 @@ rate-limit headers (and waits out a 429 itself). The core stores what is new
 (deduplicated by room and message id) and applies it in snowflake order,
 before the room's live messages that arrive meanwhile.
 
+With some of the bot's gateway shards (several instances, or
+TRIBUNAL_DISCORD_SHARD_IDS), only the rooms of guilds on those shards are
+read: the instance holding the others reads theirs after its own READY, so a
+shard taken over from a dead instance is caught up by its new holder.
+
 Not caught up: channels with no stored message yet, and threads archived
 during the outage that had no open task (Discord lists only active threads).
 """
@@ -54,12 +59,15 @@ class DiscordCatchUp:
     async def run(self) -> int:
         """Catch every watched channel up; returns how many messages were new."""
         plan = await self.core.catch_up_plan(translate.PLATFORM)
+        some_shards = not holds_every_shard(self.client)
         open_rooms: dict[str, Target] = {}
         for mark in plan.rooms:
             mark_id = _snowflake(mark.last_message_id)
+            guild_id = self._guild_of(mark.room.channel)
+            if some_shards and guild_id is None:
+                continue  # a guild of another shard: its holder reads it
             if mark_id is not None:
-                open_rooms[mark.room.id] = Target(mark.room, mark_id, mark_id,
-                                                  self._guild_of(mark.room.channel))
+                open_rooms[mark.room.id] = Target(mark.room, mark_id, mark_id, guild_id)
         fresh: dict[str, Target] = {}
         threads = await self._active_threads()
         for channel, mark in plan.channels.items():
@@ -137,6 +145,16 @@ class DiscordCatchUp:
         if len(out) >= MAX_MESSAGES:
             log.warning("discord catch-up of %s cut after %d messages", room.id, MAX_MESSAGES)
         return out
+
+
+def holds_every_shard(client: discord.Client) -> bool:
+    """Whether the client hears every guild: not sharded, or on all its shards.
+    A client on some shards knows the guilds of those only (their channels are
+    in its cache), and catches up their rooms alone."""
+    if not isinstance(client, discord.AutoShardedClient):
+        return True
+    ids, count = client.shard_ids, client.shard_count
+    return ids is None or count is None or len(set(ids)) >= count
 
 
 def _snowflake(message_id: str) -> int | None:

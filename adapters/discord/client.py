@@ -269,3 +269,10 @@ class TribunalClient(discord.Client):
     ) -> None:
         log.error("app command error: %s", error)
         await self._fail_safe(interaction)
+
+
+class TribunalShardedClient(TribunalClient, discord.AutoShardedClient):
+    """The same client on some or all of the bot's gateway shards
+    (TRIBUNAL_DISCORD_SHARD_COUNT, and TRIBUNAL_DISCORD_SHARD_IDS or the shards
+    this instance holds by lease): discord.py's AutoShardedClient runs one
+    connection per shard id in one client, and READY comes once all are in."""

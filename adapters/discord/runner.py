@@ -2,7 +2,17 @@
 
 `start()` logs in, connects in a background task, waits for READY and syncs
 `/arbiter` (to TRIBUNAL_DISCORD_GUILD_IDS, instant, or globally); `stop()`
-closes the connection. `.transport` exists before `start()` so the engine can
+closes the connection. With TRIBUNAL_DISCORD_SHARD_COUNT the client is
+discord.py's AutoShardedClient on TRIBUNAL_DISCORD_SHARD_IDS (or every shard).
+
+Several instances on a shared database (PostgreSQL: the core offers
+`bot.ports.SharesLeases`) connect only while they hold the gateway's lease,
+or shards' leases (`gateway.py`), renewed by a heartbeat here; an instance
+that holds none stays logged in over REST, which discord.py serves without a
+gateway connection, so the outbox posts through any instance. When the leases
+change (taken over, lost, rebalanced) the client is closed and a new one logs
+in and connects what is held now; its READY starts a catch-up of the rooms of
+its guilds (`catchup.py`). `.transport` exists before `start()` so the engine can
 register it first. A refused token or intent raises `PlatformFatal` (the
 platform stops for good); anything else may be retried: `start()` may be called
 again after `stop()`, with a new client (read `.transport` at each use).
@@ -21,10 +31,11 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from adapters.discord.client import TribunalClient
+from adapters.discord.client import TribunalClient, TribunalShardedClient
+from adapters.discord.gateway import GatewayLeases, Plan
 from adapters.discord.transport import DiscordTransport
 from bot.config import Settings
-from bot.ports import Core, PlatformFatal
+from bot.ports import Core, PlatformFatal, SharesLeases
 
 log = logging.getLogger(__name__)
 
@@ -69,25 +80,72 @@ class DiscordAdapter:
         self.settings = settings
         self.engine = engine
         self._client_options = client_options
-        self.client = TribunalClient(engine, language=settings.language, **client_options)
-        self._task: asyncio.Task[None] | None = None
+        leases = engine.leases if isinstance(engine, SharesLeases) else None
+        # Several instances on a shared database hold the gateway by lease;
+        # fixed shard ids, or a database of one process, connect at once.
+        self.gateway: GatewayLeases | None = (
+            GatewayLeases(leases, settings.discord_shard_count)
+            if leases is not None and not settings.discord_shard_ids else None
+        )
+        self._plan: Plan | None = None if self.gateway is not None else fixed_plan(settings)
+        self.client = self._new_client(self._plan)
+        self._task: asyncio.Task[None] | None = None  # the gateway connection
+        self._keeper: asyncio.Task[None] | None = None  # the leases' heartbeat
 
     @property
     def transport(self) -> DiscordTransport:
         return self.client.transport
 
+    def _new_client(self, plan: Plan | None) -> TribunalClient:
+        """A client for the plan: sharded when it names shards, else plain (a
+        client that never connects, for REST only, is plain too)."""
+        language = self.settings.language
+        if plan is None or plan.shard_count is None:
+            return TribunalClient(self.engine, language=language, **self._client_options)
+        shard_ids = None if plan.shard_ids is None else list(plan.shard_ids)
+        return TribunalShardedClient(self.engine, language=language,
+                                     shard_count=plan.shard_count, shard_ids=shard_ids,
+                                     **self._client_options)
+
     async def start(self, *, ready_within: float = 60.0) -> None:
-        """Log in, connect in the background, return once READY (or raise why not)."""
+        """Log in, connect in the background, return once READY (or raise why not).
+
+        Holding the gateway by lease (`self.gateway`): log in, connect (and
+        wait for READY) only if this instance holds the gateway or some of its
+        shards now, and keep claiming and renewing in the background; an
+        instance that holds nothing posts over REST meanwhile.
+        """
         token = self.settings.discord_bot_token
         if token is None or not token.get_secret_value().strip():
             raise PlatformFatal("DISCORD_BOT_TOKEN is not set")
         configure_endpoints(self.settings.discord_api_url, self.settings.discord_gateway_url)
-        if self.client.is_closed():
+        plan = self._plan
+        if self.gateway is not None:
+            plan = await self.gateway.beat()
+        await self._login(plan)
+        if plan is not None:
+            await self._connect_and_wait(ready_within)
+        await self.sync_commands()
+        user = self.client.user
+        if plan is not None:
+            log.info("discord connected as %s (%s) on %s, %d guild(s)", user,
+                     user.id if user else "?", plan.describe(), len(self.client.guilds))
+        else:
+            log.info("discord logged in as %s (%s) over REST; another instance holds the "
+                     "gateway, this one takes over if it goes", user, user.id if user else "?")
+        if self.gateway is not None:
+            self._keeper = asyncio.create_task(self._keep(self.gateway),
+                                               name="tribunal-discord-leases")
+
+    async def _login(self, plan: Plan | None) -> None:
+        """A logged-in client for the plan (REST works from here on)."""
+        token = self.settings.discord_bot_token
+        assert token is not None
+        if self.client.is_closed() or plan != self._plan:
             # An earlier attempt closed it; a closed client keeps its closed HTTP
             # connector, so a new attempt gets a new client (and transport).
-            self.client = TribunalClient(
-                self.engine, language=self.settings.language, **self._client_options
-            )
+            self.client = self._new_client(plan)
+        self._plan = plan
         try:
             await self.client.login(token.get_secret_value())
         except discord.LoginFailure:
@@ -96,6 +154,8 @@ class DiscordAdapter:
         except BaseException:
             await self.client.close()
             raise
+
+    async def _connect_and_wait(self, ready_within: float) -> None:
         self._task = asyncio.create_task(self._connect(), name="tribunal-discord-gateway")
         ready = asyncio.create_task(self.client.wait_until_ready())
         try:
@@ -110,22 +170,52 @@ class DiscordAdapter:
             if fatal is not None:
                 raise PlatformFatal(fatal) from None
             raise RuntimeError(f"Discord gateway did not become ready: {error!r}") from error
-        await self.sync_commands()
-        user = self.client.user
-        log.info("discord connected as %s (%s), %d guild(s)", user, user.id if user else "?",
-                 len(self.client.guilds))
 
     async def _connect(self) -> None:
         await self.client.connect(reconnect=True)
+
+    async def _keep(self, gateway: GatewayLeases) -> None:
+        """The leases' heartbeat: renew and claim, and follow what they say to
+        connect. Returns (or raises why) when the gateway connection ends by
+        itself, as `wait_closed` reports."""
+        beat = gateway.leases.beat_seconds
+        while True:
+            task = self._task
+            if task is None:
+                await asyncio.sleep(beat)
+            else:
+                await asyncio.wait({task}, timeout=beat)
+                if task.done():
+                    task.result()  # raises why it ended
+                    return
+            try:
+                plan = await gateway.beat()
+            except Exception as exc:
+                log.warning("discord: gateway leases not checked (%s); trying again", exc)
+                plan = gateway.plan()
+            if plan != self._plan:
+                await self._switch(plan)
+            await gateway.let_go()
+
+    async def _switch(self, plan: Plan | None) -> None:
+        """Disconnect, and connect what `plan` says (READY then starts a catch-up
+        of what its guilds' rooms said meanwhile)."""
+        before = "nothing" if self._plan is None else self._plan.describe()
+        after = "nothing (REST only)" if plan is None else plan.describe()
+        log.info("discord: gateway leases changed: from %s to %s", before, after)
+        await self._close_client()
+        await self._login(plan)
+        if plan is not None:
+            self._task = asyncio.create_task(self._connect(), name="tribunal-discord-gateway")
 
     async def wait_closed(self) -> None:
         """Return (or raise why) when the gateway connection has ended.
 
         discord.py reconnects on its own with backoff; its connection task
         ends only for what it cannot fix (a bad token, a refused intent) or
-        when it was closed.
+        when it was closed. Held by lease, the leases' heartbeat reports it.
         """
-        task = self._task
+        task = self._keeper or self._task
         if task is None:
             return
         try:
@@ -165,6 +255,17 @@ class DiscordAdapter:
                           exc.code)
 
     async def stop(self) -> None:
+        """Disconnect, then give the gateway's leases back for another instance."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None and keeper is not asyncio.current_task():
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await keeper
+        await self._close_client()
+        if self.gateway is not None:
+            await self.gateway.release_all()
+
+    async def _close_client(self) -> None:
         if not self.client.is_closed():
             await self.client.close()
         if self._task is not None:
@@ -172,6 +273,15 @@ class DiscordAdapter:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+
+
+def fixed_plan(settings: Settings) -> Plan:
+    """What to connect without leases: the whole gateway, or with
+    TRIBUNAL_DISCORD_SHARD_COUNT its shards (TRIBUNAL_DISCORD_SHARD_IDS, or all)."""
+    count = settings.discord_shard_count
+    if count is None:
+        return Plan()
+    return Plan(count, tuple(settings.discord_shard_ids) or None)
 
 
 def fatal_reason(error: BaseException | None) -> str | None:

@@ -6,7 +6,10 @@ scripted per test to answer the next matching call with an error (429 with
 `retry_after`, 403 code 50013, 404 unknown channel, ...). The gateway speaks
 just enough of the protocol (HELLO, IDENTIFY -> READY + GUILD_CREATE,
 heartbeats) for `discord.Client.connect()`, and lets a test push dispatch
-events (MESSAGE_CREATE, INTERACTION_CREATE) down the socket.
+events (MESSAGE_CREATE, INTERACTION_CREATE) down the socket. A connection
+that identifies as shard [k, n] gets READY with the guilds of that shard
+only (`(guild_id >> 22) % n == k`, as Discord routes them) and only their
+events; `sessions()` says who is connected with which shard.
 
 Interaction responses are kept per interaction token (`replies`), as a
 user's client shows them: the first response (`/interactions/{id}/{token}/
@@ -87,6 +90,7 @@ class FakeDiscord:
         self.replies: dict[str, Reply] = {}  # interaction token -> what the user sees
         self._ids = itertools.count(1)
         self._sockets: list[web.WebSocketResponse] = []
+        self._identified: dict[int, dict[str, Any]] = {}  # id(socket) -> its IDENTIFY
         self._seq = itertools.count(1)
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -195,11 +199,23 @@ class FakeDiscord:
         guild_id = str(self.channels[int(thread["parent_id"])]["guild_id"])
         self.channels[int(thread["id"])] = {**thread, "guild_id": guild_id}
 
+    def sessions(self) -> list[list[int] | None]:
+        """The `shard` of each identified open connection (None: not sharded)."""
+        return [self._identified[id(ws)].get("shard") for ws in self._sockets
+                if id(ws) in self._identified and not ws.closed]
+
+    def _hears(self, ws: web.WebSocketResponse, guild_id: Any) -> bool:
+        """Whether a connection gets a guild's events: its shard's guilds only."""
+        shard = self._identified.get(id(ws), {}).get("shard")
+        return not shard or guild_id is None or (int(guild_id) >> 22) % shard[1] == shard[0]
+
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Push a gateway DISPATCH event to every connected client."""
+        """Push a gateway DISPATCH event to every connected client (of the event's
+        guild's shard)."""
         frame = json.dumps({"op": 0, "t": event, "s": next(self._seq), "d": data})
         for ws in list(self._sockets):
-            await ws.send_str(frame)
+            if self._hears(ws, data.get("guild_id")):
+                await ws.send_str(frame)
 
     async def request_reconnect(self) -> None:
         """Op 7 RECONNECT: clients drop the socket and RESUME their session on a new one."""
@@ -404,6 +420,7 @@ class FakeDiscord:
                     if self.refuse_identify is not None:
                         await ws.close(code=self.refuse_identify, message=b"Disallowed intent(s).")
                         break
+                    self._identified[id(ws)] = frame["d"]
                     await self._ready(ws)
                 elif frame.get("op") == 6:  # RESUME: nothing to replay in a fake
                     self.resume_payloads.append(frame["d"])
@@ -411,19 +428,24 @@ class FakeDiscord:
                         {"op": 0, "t": "RESUMED", "s": next(self._seq), "d": {}}))
         finally:
             self._sockets.remove(ws)
+            self._identified.pop(id(ws), None)
         return ws
 
     async def _ready(self, ws: web.WebSocketResponse) -> None:
+        guilds = [g for g in self.guilds if self._hears(ws, g["id"])]
         ready = {
             "v": 10,
             "user": self.bot_user,
-            "guilds": [{"id": g["id"], "unavailable": True} for g in self.guilds],
+            "guilds": [{"id": g["id"], "unavailable": True} for g in guilds],
             "session_id": "fake-session",
             "resume_gateway_url": self.ws_url,
             "application": {"id": str(self.app_id), "flags": 1 << 19},
         }
+        shard = self._identified.get(id(ws), {}).get("shard")
+        if shard:
+            ready["shard"] = shard
         await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": next(self._seq), "d": ready}))
-        for guild in self.guilds:
+        for guild in guilds:
             await ws.send_str(json.dumps(
                 {"op": 0, "t": "GUILD_CREATE", "s": next(self._seq), "d": guild}))
 

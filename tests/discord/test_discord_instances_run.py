@@ -1,0 +1,199 @@
+"""Two `tribunal run` processes on one PostgreSQL database against the fake
+Discord (REST and gateway in this test, over real HTTP and websocket): only
+the instance holding the lease `discord:gateway` connects to the gateway;
+SIGKILLed, the other connects within the lease time and catches up what
+was said while nobody listened; the room's deadlock gets one verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import asyncpg
+import discord_payloads as P
+import pytest
+
+from tests.fakes.discord_api import FakeDiscord
+from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+
+pytestmark = pytest.mark.postgres
+
+LEASE = 5.0  # TRIBUNAL_LEASE_SECONDS: its lowest allowed value
+BEAT = LEASE / 3  # the leases' heartbeat (bot.leases: thrice per lease)
+
+
+class Run:
+    """One `tribunal run` process, Discord only."""
+
+    def __init__(self, n: int, fake: FakeDiscord, database: str, workdir: Path,
+                 http: aiohttp.ClientSession) -> None:
+        self.n = n
+        self.fake = fake
+        self.database = database
+        self.workdir = workdir
+        self.http = http
+        self.port = free_port()
+        self.proc: asyncio.subprocess.Process | None = None
+        self.log = workdir / f"instance-{n}.log"
+
+    async def start(self) -> None:
+        config = self.workdir / "tribunal.toml"
+        config.write_text(
+            "[[channels]]\n"
+            f'platform = "discord"\nchannel = "{P.CHANNEL}"\n'
+            f'owner = ["{P.OWNER}"]\nreviewer = ["{P.REVIEWER}"]\n', encoding="utf-8")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
+               and "proxy" not in k.lower()}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+        env.update({
+            "DISCORD_BOT_TOKEN": "test-token",
+            "TRIBUNAL_DISCORD_API_URL": self.fake.url,
+            "TRIBUNAL_DISCORD_GATEWAY_URL": self.fake.ws_url,
+            "TRIBUNAL_DISCORD_GUILD_IDS": P.GUILD,
+            "TRIBUNAL_CONFIG": str(config),
+            "TRIBUNAL_DATABASE": self.database,
+            "TRIBUNAL_ARBITER_BACKEND": "none",
+            "TRIBUNAL_LEASE_SECONDS": str(LEASE),
+            "TRIBUNAL_METRICS_PORT": str(self.port),
+            "TRIBUNAL_METRICS_HOST": "127.0.0.1",
+        })
+        with self.log.open("wb") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
+                stdout=asyncio.subprocess.DEVNULL, stderr=log)
+        await wait_until(self._healthy, f"instance {self.n} up", within=30)
+
+    async def _healthy(self) -> bool:
+        assert self.proc is not None
+        if self.proc.returncode is not None:
+            raise AssertionError(f"instance {self.n} exited:\n{self.output()}")
+        try:
+            async with self.http.get(f"http://127.0.0.1:{self.port}/healthz") as r:
+                return r.status == 200  # a standby is healthy: it posts over REST
+        except aiohttp.ClientError:
+            return False
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-4000:]
+
+    async def kill(self) -> None:
+        assert self.proc is not None
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGKILL)
+        await self.proc.wait()
+
+    async def stop(self) -> None:
+        assert self.proc is not None
+        if self.proc.returncode is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.proc.wait(), 20)
+        except TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+            raise AssertionError(f"instance {self.n}: no clean exit:\n{self.output()}") from None
+        assert self.proc.returncode == 0, self.output()
+
+
+async def sql(database: str, statement: str, *args: Any) -> list[asyncpg.Record]:
+    conn = await asyncpg.connect(database)
+    try:
+        return list(await conn.fetch(statement, *args))
+    finally:
+        await conn.close()
+
+
+async def gateway_holder(database: str) -> int | None:
+    """The pid of the instance holding `discord:gateway` now, if any."""
+    rows = await sql(database, "SELECT i.pid FROM leases l JOIN instances i ON i.id = l.holder"
+                               " WHERE l.name = 'discord:gateway' AND l.lease_until > $1",
+                     time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()))
+    return int(rows[0]["pid"]) if rows else None
+
+
+def verdicts(fake: FakeDiscord) -> list[dict[str, Any]]:
+    return [m for m in fake.channel_messages(P.THREAD) if m["components"]]
+
+
+async def test_the_gateway_is_held_by_one_instance_and_taken_over_when_it_dies(
+    fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        runs = [Run(n, fake_discord, postgres_database, tmp_path, http) for n in range(2)]
+        await asyncio.gather(*(r.start() for r in runs))  # they migrate at once, safely
+        try:
+            async def one_connection() -> bool:
+                return fake_discord.sessions() == [None] and (
+                    await gateway_holder(postgres_database)) is not None
+
+            await wait_until(one_connection, "one gateway connection")
+            holder_pid = await gateway_holder(postgres_database)
+            [holder] = [r for r in runs if r.proc is not None and r.proc.pid == holder_pid]
+            [standby] = [r for r in runs if r is not holder]
+            # A few beats later, still one.
+            await asyncio.sleep(BEAT * 2)
+            assert fake_discord.sessions() == [None]
+            assert len(fake_discord.identify_payloads) == 1
+
+            await fake_discord.say(P.message("결제 모듈 리팩터링 부탁해", author=P.ALICE))
+            blocked = await fake_discord.say(
+                P.message("BLOCKED: 결제 API 키가 없어 진행할 수 없습니다.", author=P.OWNER))
+
+            async def stored() -> bool:
+                return bool(await sql(postgres_database,
+                                      "SELECT seq FROM messages WHERE message_id = $1",
+                                      blocked["id"]))
+
+            await wait_until(stored, "the live messages stored")
+
+            await holder.kill()
+            killed = time.monotonic()
+            # Said while nobody listens: Discord keeps it, no event reaches anyone.
+            missed = fake_discord.add_message(P.message(
+                "키 없이도 샌드박스로 테스트할 수 있습니다.", author=P.REVIEWER))
+
+            async def taken_over() -> bool:
+                holder_now = await gateway_holder(postgres_database)
+                assert standby.proc is not None
+                return fake_discord.sessions() == [None] and holder_now == standby.proc.pid
+
+            await wait_until(taken_over, "the standby on the gateway", within=LEASE * 3)
+            took = time.monotonic() - killed
+            assert took <= LEASE + BEAT + 3, took  # the lease, a beat, and a connect
+
+            async def caught_up() -> list[asyncpg.Record]:
+                return await sql(postgres_database,
+                                 "SELECT role FROM messages WHERE message_id = $1", missed["id"])
+
+            await wait_until(caught_up, "the reply said meanwhile caught up", within=10)
+            assert [r["role"] for r in await caught_up()] == ["reviewer"]  # once
+
+            async def decided() -> bool:
+                return bool(verdicts(fake_discord))
+
+            # The owner's BLOCKED gets its verdict (from whichever instance), once.
+            await wait_until(decided, "the verdict", within=20)
+            await asyncio.sleep(BEAT * 2)
+            assert len(verdicts(fake_discord)) == 1
+            [lease] = await sql(postgres_database, "SELECT fence FROM leases"
+                                                   " WHERE name = 'discord:gateway'")
+            assert lease["fence"] == 2
+        finally:
+            for run in runs:
+                try:
+                    await run.stop()
+                finally:
+                    await run.kill()
+        # The clean stop released the lease.
+        [lease] = await sql(postgres_database, "SELECT holder FROM leases"
+                                               " WHERE name = 'discord:gateway'")
+        assert lease["holder"] is None
