@@ -1,4 +1,4 @@
-"""Executing `/arbiter` subcommands (DESIGN §6); adapters only translate.
+"""Executing `/arbiter` subcommands; adapters only translate.
 
 Changes apply to the room when the command is given inside a room (a Discord
 thread), otherwise to the whole channel. Every change is audited.

@@ -1,4 +1,4 @@
-"""Parsing and validating `/arbiter ...` (DESIGN §6). Pure.
+"""Parsing and validating `/arbiter ...`. Pure.
 
 The same grammar serves Slack and Discord; adapters pass the raw text.
 """

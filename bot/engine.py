@@ -574,7 +574,7 @@ class Engine:
         if not force and known is not None and quiet is not None:
             last_at, waits = known
             if waits and ctx.reviewer_wait_seconds is not None:
-                # Several reviewers: the turn waits for the others (§3).
+                # Several reviewers: the turn waits for the others.
                 quiet = max(quiet, ctx.reviewer_wait_seconds)
             if (self.clock.now() - last_at).total_seconds() < quiet:
                 return None  # not quiet yet: next tick

@@ -1,4 +1,4 @@
-"""Reading review text: clauses, what each one does, and what it is about (DESIGN §3).
+"""Reading review text: clauses, what each one does, and what it is about.
 
 Pure functions, no state. `bot.ledger` decides what the clauses mean for the
 task's findings; this module only reads text:
@@ -606,7 +606,7 @@ def summary(text: str, limit: int = 120) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-# -- contradictions (DESIGN §3) ---------------------------------------------------
+# -- contradictions ---------------------------------------------------
 _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
     r"|cut|shrink|tighten)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼",

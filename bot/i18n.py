@@ -1,4 +1,4 @@
-"""Which language a room speaks (DESIGN: one voice per room).
+"""Which language a room speaks (one voice per room).
 
 A room's language is fixed when its task starts, at the first human message:
 that message's language when a catalog ships it, else the global

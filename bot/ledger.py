@@ -1,4 +1,4 @@
-"""The findings ledger: what each round did to each reviewer finding (DESIGN §3).
+"""The findings ledger: what each round did to each reviewer finding.
 
 The ledger lives for the task. A new epoch resets the counters (each
 finding's stall count included), never the findings. Pure: `read_owner()`
@@ -55,7 +55,7 @@ class FindingStatus(StrEnum):
     OPEN = "open"
     FIXED = "fixed"
     WITHDRAWN = "withdrawn"
-    CONTESTED = "contested"  # a fixed finding another reviewer reversed (§3)
+    CONTESTED = "contested"  # a fixed finding another reviewer reversed
     RETIRED = "retired"  # an arbiter's ruling retired it for the rest of the task
 
 
@@ -549,7 +549,7 @@ def _supersede(
 
 def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
     """An owner turn saying two findings of different authors cannot both be met,
-    naming both findings or both authors (DESIGN §3, contradiction (a))."""
+    naming both findings or both authors (a declared contradiction)."""
     live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
             and f.status is not FindingStatus.RETIRED]
     whole = "\n".join(clauses(messages))

@@ -34,7 +34,7 @@ class Role(StrEnum):
 
 
 class Status(StrEnum):
-    """Status of a turn, parsed from its status line (DESIGN §2)."""
+    """Status of a turn, parsed from its status line."""
 
     BLOCKED = "BLOCKED"
     NEEDS_CONTEXT = "NEEDS_CONTEXT"
@@ -155,7 +155,7 @@ class Option(BaseModel):
 
 
 class Ruling(BaseModel):
-    """The arbiter's ruling on two findings (DESIGN §4): one stands, one no longer applies."""
+    """The arbiter's ruling on two findings: one stands, one no longer applies."""
 
     upheld: str
     retired: str

@@ -18,7 +18,7 @@ from bot.models import Role, Trigger
 
 class TurnPart(BaseModel):
     """One message of a turn: fences never span two, and several reviewers
-    may share one reviewer turn (§3), so each part keeps its author."""
+    may share one reviewer turn, so each part keeps its author."""
 
     author: str
     text: str
@@ -76,7 +76,7 @@ class RoomState(BaseModel):
     carry_progress: bool = False  # a reviewer turn that completed no round raised something
     findings: list[Finding] = Field(default_factory=list)  # the task's ledger
     # Reviewers who have posted in this task: with several, a reviewer turn
-    # waits for all of them (up to `reviewer_wait_seconds`, §3).
+    # waits for all of them (up to `reviewer_wait_seconds`).
     task_reviewers: list[str] = Field(default_factory=list)
     fired: list[Trigger] = Field(default_factory=list)
     # Arbitrations in flight: the room's stored messages wait for their verdicts.

@@ -1,4 +1,4 @@
-"""Status-line parsing (DESIGN §2). Pure functions.
+"""Status-line parsing. Pure functions.
 
 Agents announce where they are with a status word at the start of a line near
 the top of their turn; everything hidden from a reader (closed code fences,

@@ -1,7 +1,7 @@
 """What a reader sees in an agent's message: one rule for quotes and fences.
 
 Status lines, findings, fix reports and the guardrails all read agent text
-through this module (DESIGN §3), so they can never disagree about what is
+through this module, so they can never disagree about what is
 quoted or fenced:
 
 - `<internal>…</internal>` notes are not visible at all;

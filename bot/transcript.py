@@ -1,4 +1,4 @@
-"""The replay transcript format (JSON Lines, DESIGN §8). Pure parsing.
+"""The replay transcript format (JSON Lines). Pure parsing.
 
 A bad line raises `TranscriptError` naming its line number; the caller stops
 there, having already processed (and stored) every line before it.

@@ -55,7 +55,7 @@ class RoomContext:
     # language (`language_of`, bot.i18n), without another read of the state.
     configured_language: str | None = None
     default_language: str = "ko"
-    # Several reviewers (§3): how long a reviewer turn that some reviewer of
+    # Several reviewers: how long a reviewer turn that some reviewer of
     # the task has not spoken in yet stays open in silence (None: no timer,
     # as in a replay, where turns close at a role change or the end of input).
     reviewer_wait_seconds: float | None = None
@@ -119,7 +119,7 @@ async def mark_applied(unit: RoomTransaction, row: MessageRow, *, epoch: int,
 
 def waits_for_reviewers(state: RoomState) -> bool:
     """The open turn is a reviewer turn that not every reviewer who has posted in
-    this task has spoken in yet (§3 several reviewers). With one reviewer, that
+    this task has spoken in yet (several reviewers). With one reviewer, that
     reviewer is in its own turn: never."""
     turn = state.open_turn
     if turn is None or turn.role is not Role.REVIEWER:

@@ -1,4 +1,4 @@
-"""The `/arbiter` app-command group (DESIGN §6): Discord options -> the core's command text.
+"""The `/arbiter` app-command group: Discord options -> the core's command text.
 
 Every subcommand only rebuilds the text a Slack user would type after
 `/arbiter` and hands it to the client; parsing, validation, permissions for

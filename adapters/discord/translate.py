@@ -96,7 +96,7 @@ def to_incoming(
 
 
 def is_platform_admin(permissions: discord.Permissions | None) -> bool:
-    """Manage Server or Manage Channels (DESIGN §6), from the interaction's resolved perms."""
+    """Manage Server or Manage Channels, from the interaction's resolved perms."""
     if permissions is None:
         return False
     return bool(

@@ -29,7 +29,7 @@ class ContextTurn(BaseModel):
     author: str
     started_at: datetime
     text: str
-    # The turn's messages one by one: fences never span two messages (DESIGN §3).
+    # The turn's messages one by one: fences never span two messages.
     parts: list[str] = Field(default_factory=list)
     status: Status = Status.CONTINUE
 

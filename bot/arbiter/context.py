@@ -153,7 +153,7 @@ def _header(ctx: ArbitrationContext, language: str) -> str:
 
 
 def _disputed(evidence: dict[str, object]) -> list[str]:
-    """The findings the pair is stuck on (DESIGN §3-§4), with labels and authors.
+    """The findings the pair is stuck on, with labels and authors.
 
     Ruling on these is the point of the arbitration: say which point stands.
     """

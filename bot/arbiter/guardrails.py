@@ -1,4 +1,4 @@
-"""Guardrails enforced in code, not only asked of the model (DESIGN §4). Pure.
+"""Guardrails enforced in code, not only asked of the model. Pure.
 
 The prompt tells the model the same rules, but a model can ignore a prompt;
 these checks cannot be argued with. Every override carries a reason string

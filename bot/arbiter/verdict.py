@@ -1,4 +1,4 @@
-"""Parsing and validating the model's answer (DESIGN §4). Pure functions.
+"""Parsing and validating the model's answer. Pure functions.
 
 The parser is strict on purpose: a verdict moves two agents, so anything that
 is not unmistakably one keyword on the first visible line is not a verdict.

@@ -1,4 +1,4 @@
-"""Every rule of DESIGN §4 "The arbiter's rules" must stay in prompts/arbiter.md.
+"""Every rule the arbiter must follow must stay in prompts/arbiter.md.
 
 Each rule is pinned by a few distinctive phrases; rewording is fine as long
 as these survive, deleting a rule fails the test that names it.

@@ -1,4 +1,4 @@
-"""Pure parsing and validation of the model's answer (DESIGN §4)."""
+"""Pure parsing and validation of the model's answer."""
 
 from __future__ import annotations
 

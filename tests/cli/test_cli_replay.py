@@ -206,7 +206,7 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
 
 
 def test_replay_json_names_the_stuck_finding(tmp_path: Path) -> None:
-    # A partial concession (DESIGN §3): F1 is fixed, F2 is refused and repeated
+    # A partial concession: F1 is fixed, F2 is refused and repeated
     # twice; the round-level counter is below the threshold, F2's is not.
     corpus = TRANSCRIPTS.parent / "detection" / "corpus"
     result = tribunal("replay", str(corpus / "ko_07.jsonl"), "--json", db=tmp_path / "f.db")

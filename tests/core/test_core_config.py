@@ -1,4 +1,4 @@
-"""Settings: names from DESIGN §8, precedence, secrets never shown."""
+"""Settings: names, precedence, secrets never shown."""
 
 from __future__ import annotations
 

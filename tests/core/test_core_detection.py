@@ -73,7 +73,7 @@ def test_circular_argument_deadlocks_after_threshold() -> None:
     assert deadlock.after_message == "m7"
     assert deadlock.evidence["stalled_rounds"] == 2
     assert deadlock.evidence["rounds"] == 3
-    # DESIGN §3 replaced turn-to-turn similarity with the findings ledger:
+    # Turn-to-turn similarity was replaced by the findings ledger:
     # the evidence now says what the round did to each finding.
     round_info = deadlock.evidence["round"]
     assert round_info["progress"] is False

@@ -1,4 +1,4 @@
-"""The findings ledger (DESIGN §3): what each round does to each finding."""
+"""The findings ledger: what each round does to each finding."""
 
 from __future__ import annotations
 

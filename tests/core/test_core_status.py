@@ -29,7 +29,7 @@ CASES = [
     ("TASK_DONE_LATER", Status.CONTINUE),
     ("", Status.CONTINUE),
     ("\n\n\n  \nLGTM", Status.APPROVED),
-    # DESIGN §2/§3: quoted text is someone quoting, never a status.
+    # Quoted text is someone quoting, never a status.
     ("> LGTM", Status.CONTINUE),
     ("> TASK_DONE\nThe cache key is still wrong.", Status.CONTINUE),
     (">>> TASK_DONE\nLGTM", Status.CONTINUE),
@@ -54,7 +54,7 @@ def test_blank_and_fenced_lines_do_not_count_towards_twelve() -> None:
 
 
 def test_unclosed_fence_is_not_a_fence() -> None:
-    # DESIGN §3: a fence not closed within its message hides nothing.
+    # A fence not closed within its message hides nothing.
     assert parse_status("```python\nLGTM") is Status.APPROVED
     assert visible_lines("before\n```\ninside") == ["before", "```", "inside"]
 
