@@ -80,3 +80,12 @@ def test_the_documents_stand_on_their_own(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     for outside in ("DESIGN.md", "../shared", "/work/", "/tmp/"):
         assert outside not in text, (path.name, outside)
+
+
+def test_the_code_does_not_send_readers_to_a_specification_outside_the_repository() -> None:
+    sources = [p for top in ("bot", "adapters", "storage", "prompts", "bench", "tests")
+               for p in (ROOT / top).rglob("*.py")]
+    offenders = [str(p.relative_to(ROOT)) for p in sources
+                 if p.name != "test_ops_docs.py"
+                 and re.search(r"DESIGN(?:\.md| §)|\(§\d", p.read_text(encoding="utf-8"))]
+    assert offenders == []
