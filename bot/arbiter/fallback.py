@@ -76,10 +76,11 @@ def _ledger(ctx: ArbitrationContext) -> tuple[list[dict[str, Any]], list[dict[st
 
 
 def _owner_action(finding: dict[str, Any]) -> str:
-    """What the owner last did about a finding, read from its history."""
+    """What the owner last did about a finding, read from its history: a refusal
+    or a fix report stands through the rounds the owner then says nothing."""
     for entry in reversed([str(h) for h in finding.get("history", [])]):
         for action in _OWNER_ACTIONS:
-            if f": {action}" in entry:
+            if action != "untouched" and f": {action}" in entry:
                 return action
     return "untouched"
 

@@ -271,3 +271,15 @@ def test_a_question_really_put_to_the_reviewer_is_still_exempt(owner: str) -> No
 )
 def test_everything_after_a_block_quote_is_quoted(owner: str) -> None:
     assert guardrails.owner_question(make_ctx(owner=owner)) is None
+
+
+def test_the_owners_position_is_the_last_thing_it_said_not_its_last_silence() -> None:
+    # The deterministic ESCALATE tells each side's claim from the ledger: an
+    # owner who refused and then only repeated itself still refuses.
+    from bot.arbiter.fallback import _owner_action
+
+    history = ["R1: raised", "R2: declined, repeated", "R3: untouched, repeated"]
+    assert _owner_action({"history": history}) == "declined"
+    assert _owner_action({"history": ["R1: raised", "R2: untouched, repeated"]}) == "untouched"
+    assert _owner_action({"history": ["R1: raised", "R2: fix_reported, repeated (fix rejected)",
+                                      "R3: untouched, repeated"]}) == "fix_reported"

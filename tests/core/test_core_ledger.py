@@ -272,3 +272,11 @@ def test_a_findings_summary_is_what_it_asks_for() -> None:
         "`CACHE_TTL`을 60초로 줄여 주세요.",
         "`retry.py` swallows every exception.",  # no request: the point as it is
     ]
+
+
+def test_an_owner_saying_a_change_is_not_needed_declines_it() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["`session.py:42`에 None 체크를 추가해 주세요."])], None, 1)
+    for text in ("이 함수에 None 체크를 추가할 필요는 없다고 봅니다.",
+                 "None 체크는 필요 없다고 판단합니다."):
+        assert read_owner(findings, [text]) == {"F1": OwnerAction.DECLINE}, text
