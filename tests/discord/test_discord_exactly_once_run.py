@@ -7,7 +7,6 @@ the fake Discord running in this test."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
 import sys
@@ -17,9 +16,10 @@ from typing import Any
 import aiohttp
 import discord_payloads as P
 import pytest
+from discord_process import channel_config, run_env
 
 from tests.fakes.discord_api import FakeDiscord
-from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+from tests.slack.test_slack_e2e_run import free_port, wait_until
 
 CONFIRMATION = "✅"
 
@@ -41,28 +41,8 @@ class Run:
         self.http: aiohttp.ClientSession | None = None
 
     async def start(self, fault: str | None = None) -> None:
-        config = self.workdir / "tribunal.toml"
-        config.write_text(
-            "[[channels]]\n"
-            f'platform = "discord"\nchannel = "{P.CHANNEL}"\n'
-            f'owner = ["{P.OWNER}"]\nreviewer = ["{P.REVIEWER}"]\n', encoding="utf-8")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
-               and "proxy" not in k.lower()}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-        env.update({
-            "DISCORD_BOT_TOKEN": "test-token",
-            "TRIBUNAL_DISCORD_API_URL": self.fake.url,
-            "TRIBUNAL_DISCORD_GATEWAY_URL": self.fake.ws_url,
-            "TRIBUNAL_DISCORD_GUILD_IDS": P.GUILD,
-            "TRIBUNAL_CONFIG": str(config),
-            "TRIBUNAL_DATABASE": str(self.database),
-            "TRIBUNAL_ARBITER_BACKEND": "none",
-            "TRIBUNAL_METRICS_PORT": str(self.port),
-            "TRIBUNAL_METRICS_HOST": "127.0.0.1",
-        })
-        if fault:
-            env["TRIBUNAL_FAULT"] = fault
+        env = run_env(self.fake, str(self.database), channel_config(self.workdir), self.port,
+                      **({"TRIBUNAL_FAULT": fault} if fault else {}))
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
