@@ -183,11 +183,11 @@ _NEG_ACK = re.compile(
     re.I,
 )
 _ACK = re.compile(
-    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
-    r"|확인했|확인하였|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
+    r"|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
     re.I,
 )
 _WITHDRAW = re.compile(
@@ -199,7 +199,11 @@ _WITHDRAW = re.compile(
     re.I,
 )
 _REFERENCE = re.compile(
-    r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
+    r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)"
+    r"|\b(?:as\s+)?(?:raised|flagged|noted|pointed\s+out|discussed|requested|asked)\s+(?:before|earlier|previously|last\s+time)"
+    r"|\b(?:please\s+)?(?:take\s+another\s+look|check\s+(?:it\s+)?again|look\s+again)"
+    r"|(?:다시|한\s*번\s*더)\s*(?:한\s*번\s*)?(?:확인|봐|보아|검토|살펴)\s*(?:해\s*)?(?:주|부탁)"
+    r"|계속\s*(?:나옵|나오|나타|발생|재현|보입|보이|실패|남아|남습)|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
     r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
@@ -256,7 +260,7 @@ _IMPERATIVE = re.compile(
     re.I,
 )
 _FIX = re.compile(
-    r"\b(?:fixed(?!\\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
+    r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
     r"|now\s+(?:gets|get|sends|send|stores|store|checks|check|rejects|reject|runs|run|uses|use|returns|return|has|have|is|are)"
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
@@ -272,13 +276,13 @@ _FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(
 _COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _DECLINE = re.compile(
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
-    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\brather\s+not"
+    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
     r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
     r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
     r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
-    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
+    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
     r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
@@ -313,15 +317,18 @@ _STATUS_PREFIX = re.compile(
 _SENTENCE = re.compile(r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
 _CLAUSE = re.compile(
     r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
-    r"|(?<=[가-힣])(?:지만|는데|고),\s*|(?<=[가-힣])(?:지만|으나)\s+|\s+(?:하지만|다만|그런데|그러나)\s+",
+    # The connective stays with its half: "다시 확인했는데" (I checked, and …)
+    # is not "확인했습니다" (confirmed).
+    r"|(?<=[가-힣]지만|[가-힣]는데),\s*|(?<=[가-힣]고),\s*|(?<=[가-힣]지만|[가-힣]으나)\s+"
+    r"|\s+(?:하지만|다만|그런데|그러나)\s+",
     re.I,
 )
 # Ordinal selectors: which of the author's findings a clause points at.
 _ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|\b(?:point|item|#)\s*1\b|^\s*1[.)]", re.I), 1),
-    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|\b(?:point|item|#)\s*2\b|^\s*2[.)]", re.I), 2),
-    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|\b(?:point|item|#)\s*3\b|^\s*3[.)]", re.I), 3),
-    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|\b(?:point|item|#)\s*4\b", re.I), 4),
+    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|\b(?:point|item|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)", re.I), 1),
+    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|\b(?:point|item|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)", re.I), 2),
+    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|\b(?:point|item|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)", re.I), 3),
+    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|\b(?:point|item|#)\s*4\b|(?<![\w(])\(4\)", re.I), 4),
 ]
 _REMAINING = re.compile(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
@@ -370,6 +377,9 @@ class Clause:
     remaining: bool = False  # "the other one", "나머지"
     everything: bool = False  # "both", "all", "두 가지"
     labels: tuple[str, ...] = field(default_factory=tuple)  # explicit F<n>
+    # A finding only because a reviewer who is not approving states it, with no
+    # request in it: in a point that repeats a finding it is the argument.
+    asserted: bool = False
 
 
 @lru_cache(maxsize=65536)  # words repeat across clauses, turns and rooms
@@ -416,8 +426,8 @@ def topic(text: str) -> Topic:
         anchors.add("id:" + match.group(1).lower())
     terms: set[str] = set()
     for word in _WORD.findall(raw.lower()):
-        if word in _STOP_EN:
-            continue
+        if word in _STOP_EN or _COMMIT.fullmatch(word):
+            continue  # a commit hash names the change, not the point
         concept = _EN_CONCEPT.get(word) or _EN_CONCEPT.get(_stem(word))
         if concept:
             terms.add("~" + concept)
@@ -540,7 +550,9 @@ def starts_new_point(text: str) -> bool:
 # Hedges and filler around a restated point: "제 걱정이 지나칠 수도 있겠지만", "I may be overthinking this".
 _HEDGE = re.compile(
     r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
-    r"|\boverthinking\b|\bcorrect\s+me\s+if",
+    r"|\boverthinking\b|\bcorrect\s+me\s+if"
+    # Courtesy around a request to look again: "번거로우시겠지만", "바쁘시겠지만".
+    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|실례지만|\bsorry\s+to\s+(?:push|insist|bother)",
     re.I,
 )
 _ANNOUNCE = re.compile(
@@ -553,11 +565,20 @@ _ANNOUNCE = re.compile(
 )
 
 
+# "No concerns on the Redis side", "이견 없습니다": nothing asked for.
+_NO_CONCERN = re.compile(
+    r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
+    r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)"
+    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없",
+    re.I,
+)
+
+
 @lru_cache(maxsize=8192)  # a turn's clauses are read once per round, and again for contradictions
 def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     t = topic(text)
-    if (_ANNOUNCE.match(text.strip()) or _HEDGE.search(text)) and not t.strong:
+    if (_ANNOUNCE.match(text.strip()) or _HEDGE.search(text) or _NO_CONCERN.search(text)) and not t.strong:
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6
@@ -577,10 +598,11 @@ def reviewer_clause(text: str) -> Clause:
         remaining and thin
     ):
         act = Act.REFERENCE
-    elif not _POSITIVE.search(text) and (t.strong or len(t.terms) >= 4):
+    elif not _POSITIVE.search(text) and (t.strong or (len(t.terms) >= 4 and len(text.split()) >= 3)):
         # A reviewer who is not approving mostly states what is wrong, often
-        # without "must" or "해야": "DEBUG level hardcoded in `setup.py`".
-        act = Act.FINDING
+        # without "must" or "해야": "DEBUG level hardcoded in `setup.py`". (One
+        # or two words are not a statement, however many bigrams they make.)
+        return Clause(text, Act.FINDING, t, ordinals, remaining, everything, labels, asserted=True)
     else:
         act = Act.FACT
     return Clause(text, act, t, ordinals, remaining, everything, labels)
@@ -655,13 +677,26 @@ def requests(text: str) -> str:
     return "; ".join(asked) or text
 
 
+# A value given to a setting, whatever follows: "to 86400 and …", "= 0",
+# "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
+_SET_VALUE = re.compile(
+    r"(?:\b(?:to|back\s+to)\s+|=\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
+    r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
+    re.I,
+)
+
+
 def values(text: str) -> frozenset[str]:
     """The values a request asks for: "set it to 30", "365일 이상", "`1s`로"."""
+    asked = requests(text)
     out = set()
-    for match in _VALUE.finditer(requests(text)):
+    for match in _VALUE.finditer(asked):
         number, unit = match.group(1), (match.group(2) or "").lower()
         if len(number) >= 2 or unit:
             out.add(number + unit)
+    for match in _SET_VALUE.finditer(asked):
+        number = match.group(1) or match.group(3)
+        out.add(number + (match.group(2) or match.group(4) or "").lower())
     return frozenset(out)
 
 

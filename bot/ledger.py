@@ -158,8 +158,12 @@ def _targets(
         if picked:
             return picked, 1.0
     best, best_score = None, 0.0
+    mine = clause.topic
     for finding in pool:
-        s = score(clause.topic, finding.topic())
+        theirs = finding.topic()
+        if mine.terms.isdisjoint(theirs.terms) and mine.strong.isdisjoint(theirs.strong):
+            continue  # `score` is 0 without a shared term or anchor; most pairs share neither
+        s = score(mine, theirs)
         if s > best_score:
             best, best_score = finding, s
     if best is not None and best_score >= threshold:
@@ -184,7 +188,8 @@ def read_owner(
         return actions
     general: list[Clause] = []
     addressed: set[str] = set()
-    for text in clauses(messages):
+    point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
+    for point, text in items(messages):
         clause = owner_clause(text)
         if clause.act is Act.FACT:
             named, _ = _targets(clause, open_findings)
@@ -202,8 +207,17 @@ def read_owner(
         # An owner answering a point rarely restates it: a looser match will do.
         # "2번" counts in the reviewer's list as it was raised, fixed ones included.
         targets, best = _targets(clause, open_findings, UNCERTAIN, order=findings)
-        if not targets and len(open_findings) == 1 and best >= TOUCH:
+        settled = _about_settled(clause, findings, best)
+        if settled:
+            targets = []
+        if not targets and not settled:
+            targets = _only_holder(clause.topic, open_findings)
+        if not targets and not settled and len(open_findings) == 1 and best >= TOUCH:
             targets = open_findings  # one point open, and the clause touches it
+        if not targets and not clause.everything and not clause.topic.strong:
+            # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
+            # the point its bullet answers, not to every finding.
+            targets = point_targets.get(point, [])
         if not targets and clause.act is Act.DECLINE:
             # "On the email matching: not changing it": a refusal without the
             # finding's words is about the point already in dispute.
@@ -213,6 +227,7 @@ def read_owner(
         if not targets:
             general.append(clause)
             continue
+        point_targets.setdefault(point, targets)
         for finding in targets:
             addressed.add(finding.label)
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
@@ -226,6 +241,27 @@ def read_owner(
             if finding.label not in addressed:
                 actions[finding.label] = _stronger(actions[finding.label], clause.act)
     return actions
+
+
+def _about_settled(clause: Clause, findings: list[Finding], best_open: float) -> bool:
+    """The clause is closer to a finding already fixed or withdrawn than to any
+    open one ("Added a test for the raw-body path" after that point was fixed):
+    it says nothing about what is still open."""
+    settled = [f for f in findings if not f.is_open]
+    if not settled or clause.ordinals or clause.labels:
+        return False
+    _, best = _targets(clause, settled, UNCERTAIN)
+    return best >= TOUCH and best > best_open
+
+
+def _only_holder(t: Topic, findings: list[Finding]) -> list[Finding]:
+    """The one finding that names the clause's file, identifier or number ("`==`
+    stays" when only F1 ever spoke of `==`); none when several or none do."""
+    names = {a for a in t.strong if a.startswith(("code:", "path:", "num:"))}
+    if not names:
+        return []
+    holders = [f for f in findings if not names.isdisjoint(f.topic().strong)]
+    return holders if len(holders) == 1 else []
 
 
 def _last_refused(finding: Finding) -> bool:
@@ -325,7 +361,12 @@ def _judge_author(
     acked: set[str] = set()
     dropped: set[str] = set()
     new: list[Finding] = []
+    unsure: list[Finding] = []  # new findings close to an old one (the judge's questions)
     point_finding: dict[int, Finding] = {}  # the finding each point is about
+    # New findings from a point's statement without a request ("Account-level
+    # settings can be changed by anyone"): if the point then repeats a finding,
+    # that statement was the argument for it, not a finding of its own.
+    tentative: dict[int, Finding] = {}
     parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
     point_topic: dict[int, Topic] = {}
     point_text: dict[int, str] = {}
@@ -369,13 +410,15 @@ def _judge_author(
         elif clause.act is Act.FINDING and not targets and open_before:
             # "…는 그대로입니다", "still …": said again, in other words. Or a
             # paraphrase of a point the owner just refused or left alone.
-            refused = [f for f in open_before if owner.get(f.label) is not OwnerAction.FIX]
-            loose, _ = _targets(clause, open_before, LOOSE)
+            # What this turn already called fixed or dropped is not repeated by it.
+            still = [f for f in open_before if f.label not in acked and f.label not in dropped]
+            refused = [f for f in still if owner.get(f.label) is not OwnerAction.FIX]
+            loose, _ = _targets(clause, still, LOOSE)
             if restates(text):
                 # "My view is unchanged: X and Y" may name several points at once.
-                close = [f for f in open_before if score(clause.topic, f.topic()) >= LOOSE]
+                close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
                 # Nothing close enough: a restatement repeats what is still open.
-                targets = close or refused or open_before
+                targets = close or refused or still
             elif loose and loose[0] in refused and not _other_point(clause.topic, loose[0]):
                 targets = loose
         if clause.act is Act.ACK:
@@ -414,6 +457,11 @@ def _judge_author(
             for finding in targets:
                 repeated.add(finding.label)
                 finding.absorb(clause.topic)
+            argument = tentative.pop(point, None)
+            if argument is not None and list(point_finding.values()).count(argument) == 1:
+                new.remove(argument)
+                targets[0].absorb(argument.topic())
+                point_finding[point] = targets[0]
             point_finding.setdefault(point, targets[0])
             continue
         same_point = point_finding.get(point)
@@ -426,8 +474,6 @@ def _judge_author(
             twin[0].absorb(clause.topic)  # the same new point, said again in this turn
             point_finding[point] = twin[0]
             continue
-        if best >= UNCERTAIN:
-            out.uncertain.append(f"F{len(findings) + len(new) + 1}")
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
             author=author,
@@ -440,6 +486,13 @@ def _judge_author(
         )
         new.append(finding)
         point_finding[point] = finding
+        if best >= UNCERTAIN:
+            unsure.append(finding)
+        if clause.asserted:
+            tentative[point] = finding
+    for n, finding in enumerate(new, start=len(findings) + 1):
+        finding.label = f"F{n}"  # in order, after any argument folded back into its point
+    out.uncertain.extend(f.label for f in unsure if f in new)
     for finding in mine:
         _apply(finding, owner.get(finding.label), repeated, acked, dropped, round_no, out)
     for finding in new:

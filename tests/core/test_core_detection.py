@@ -34,7 +34,8 @@ class Sim:
         self.now = T0
         self.n = 0
 
-    def say(self, role: Role, text: str, *, gap: float = 1.0) -> list[detection.Event]:
+    def say(self, role: Role, text: str, *, gap: float = 1.0,
+            author: str | None = None) -> list[detection.Event]:
         self.n += 1
         self.now += timedelta(seconds=gap)
         if role is Role.USER:
@@ -42,7 +43,7 @@ class Sim:
             detection.start_epoch(self.state)
         else:
             new = detection.add_agent_message(
-                self.state, role, f"m{self.n}", role.value, text, self.now, self.thresholds
+                self.state, role, f"m{self.n}", author or role.value, text, self.now, self.thresholds
             )
         self.events += new
         return new

@@ -1,0 +1,112 @@
+"""The ledger on wordings that once fooled it: politeness, bullets that carry a
+point number, arguments beside a repeated point, values given to a setting."""
+
+from __future__ import annotations
+
+from test_core_detection import Sim
+
+from bot.findings import Act, items, reviewer_clause, values
+from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
+from bot.models import Role, Trigger
+
+
+def test_checked_again_and_it_still_fails_is_not_an_acknowledgement() -> None:
+    # "확인했는데" (I checked, and …) leads into what is still wrong.
+    halves = [text for _, text in items(["스테이징에서 다시 확인했는데, 역시 옛 값이 계속 나옵니다."])]
+    assert halves[0].endswith("확인했는데")
+    assert reviewer_clause(halves[0]).act is not Act.ACK
+    assert reviewer_clause("1번은 확인했습니다.").act is Act.ACK
+
+
+def test_courtesy_around_a_request_to_look_again_is_not_a_finding() -> None:
+    for text in ("번거로우시겠", "바쁘시겠지만 한 번 더 확인 부탁드리겠습니다.",
+                 "No concerns on the queue side"):
+        assert reviewer_clause(text).act is not Act.FINDING, text
+
+
+def test_a_politely_rejected_fix_stalls_the_room() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "주문 목록 캐시를 붙여 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`orders/cache.py`에 캐시를 추가했습니다 (`1a2b3c4`).")
+    sim.say(Role.REVIEWER, "DONE_WITH_CONCERNS\n주문 취소 경로(`cancel_order`)에서 캐시가 지워지지 않아 "
+                           "취소된 주문이 목록에 남습니다.")
+    sim.say(Role.OWNER, "고쳤습니다. `cancel_order` 끝에서 캐시를 지웁니다 (`2b3c4d5`).")
+    sim.say(Role.REVIEWER, "빠르게 반영해 주셔서 감사합니다. 다만 스테이징에서 다시 확인했는데, 취소한 주문이 "
+                           "여전히 목록에 나옵니다. 번거로우시겠지만 다시 한번 봐 주시면 감사하겠습니다.")
+    sim.say(Role.OWNER, "다시 수정했습니다. 목록 캐시 키도 함께 지우도록 바꿨습니다 (`3c4d5e6`).")
+    sim.say(Role.REVIEWER, "여러 번 죄송합니다. 같은 절차로 다시 확인했는데, 역시 취소된 주문이 계속 나옵니다. "
+                           "앞서 말씀드린 그 문제와 동일합니다.")
+    sim.end()
+    assert len(sim.state.findings) == 1  # neither the thanks nor "please look again" is a point
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.NO_PROGRESS and deadlock.finding is None
+
+
+def test_a_commit_in_a_numbered_answer_belongs_to_that_point() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "verify webhook signatures")
+    sim.say(Role.OWNER, "STEP_DONE added `verify()`")
+    sim.say(Role.REVIEWER, "1. The digest is compared with `==`; use `hmac.compare_digest`.\n"
+                           "2. A bad signature returns 500, and the sender retries 5xx. Return 400.")
+    sim.say(Role.OWNER, "- (2) Bad signatures now return 400. Commit `9c4d7e0`.\n"
+                        "- (1) I disagree: the digests are fixed-length, keeping `==`.")
+    f1, f2 = sim.state.findings
+    sim.say(Role.REVIEWER, "400 confirmed. The comparison should use `hmac.compare_digest`, as raised before.")
+    sim.say(Role.OWNER, "On the comparison: I still see no realistic threat, so `==` stays.")
+    sim.say(Role.REVIEWER, "Still need `hmac.compare_digest` for the signature check.")
+    sim.end()
+    assert f1.history[1] == "R2: declined, repeated"  # not fixed by the commit of point 2
+    assert f2.status is FindingStatus.FIXED
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.NO_PROGRESS and deadlock.finding == "F1"
+
+
+def test_an_owner_naming_what_only_one_finding_names_answers_that_finding() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. `limit` is parsed as a string in `api/page.py`.",
+                                    "2. Sorting by `created_at` alone gives duplicates."])], None, 1)
+    actions = read_owner(findings, ["Leaving `created_at` alone, it is unique in practice."])
+    assert actions == {"F1": OwnerAction.UNTOUCHED, "F2": OwnerAction.DECLINE}
+
+
+def test_a_fix_to_a_settled_point_does_not_answer_the_open_one() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. Signature checks must use the raw body, not re-serialised JSON.",
+                                    "2. Return 400 on a bad signature, not 500."])], None, 1)
+    owner = read_owner(findings, ["- The raw body is now verified (`b3d9a10`).\n- The 500 is intentional."])
+    judge_round(findings, [("rev", ["1 looks good. 2 is still open."])], owner, 2)
+    assert [f.status for f in findings] == [FindingStatus.FIXED, FindingStatus.OPEN]
+    actions = read_owner(findings, ["Added a test covering the raw body signature path."])
+    assert actions == {"F2": OwnerAction.UNTOUCHED}
+
+
+def test_an_argument_beside_a_repeated_point_is_not_a_new_finding() -> None:
+    sim = Sim(stall_threshold=3, max_rounds=10)
+    sim.say(Role.USER, "bucket for exports")
+    sim.say(Role.OWNER, "STEP_DONE added the bucket in `infra/s3.tf`")
+    sim.say(Role.REVIEWER, "There is no bucket-level public access block on the exports bucket; add one.")
+    sim.say(Role.OWNER, "The account-level block is enough, keeping it as is.")
+    sim.say(Role.REVIEWER, "Account-level settings can be changed by any org admin; "
+                           "the exports bucket needs its own public access block.")
+    sim.end()
+    [f1] = sim.state.findings
+    assert f1.history[-1] == "R2: declined, repeated" and f1.stall == 1
+
+
+def test_values_given_to_a_setting() -> None:
+    assert values("Set `SESSION_TTL` back to 86400 and drop the refresh.") == {"86400"}
+    assert values("Set it to 900 (15 minutes idle).") >= {"900"}
+    assert values("`MAX_RETRIES`를 0으로 두고 조회 API로 확인해 주세요.") >= {"0"}
+    assert values("`MAX_RETRIES`를 5로 늘려 주세요.") == {"5"}
+    assert values("Please keep `MAX_RETRIES = 0`.") == {"0"}
+
+
+def test_two_reviewers_asking_one_setting_for_zero_and_five_contradict() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "retries for the payment client")
+    sim.say(Role.OWNER, "STEP_DONE `PG_MAX_RETRIES = 3`")
+    sim.say(Role.REVIEWER, "Retrying a charge can charge twice. Set `PG_MAX_RETRIES` to 0.", author="billing-bot")
+    sim.say(Role.REVIEWER, "Three is too few for the 502s we see. Set `PG_MAX_RETRIES` to 5.", author="sre-bot")
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION
