@@ -104,8 +104,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "encrypt": ("encrypt", "encryption", "암호화"),
     "secret": ("secret", "secrets", "credential", "credentials", "시크릿", "자격"),
     "query": ("query", "queries", "sql", "쿼리"),
-    "transaction": ("transaction", "트랜잭션"),
-    "race": ("race", "concurrent", "concurrency", "동시성", "경쟁"),
+    "transaction": ("transaction", "atomic", "atomically", "트랜잭션", "원자적"),
+    "race": ("race", "concurrent", "concurrency", "parallel", "simultaneous", "동시성", "동시에", "경쟁"),
     "memory": ("memory", "ram", "메모리"),
     "limit": ("limit", "cap", "maximum", "max", "제한", "상한", "한도"),
     "rate": ("rate", "throttle", "throttling", "속도"),
@@ -191,7 +191,7 @@ _ACK = re.compile(
     re.I,
 )
 _WITHDRAW = re.compile(
-    r"\bwithdraw|\bretract|\bfair\s+(?:enough|point)|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
+    r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
     r"|\bdrop\s+(?:this|that|it|my|the)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
@@ -276,7 +276,7 @@ _FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(
 _COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _DECLINE = re.compile(
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
-    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
+    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
     r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
     r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
@@ -411,7 +411,11 @@ def topic(text: str) -> Topic:
         if _COMMIT.fullmatch(code):
             continue  # a commit names the owner's change, not what the finding is about
         if code and not _PATH.fullmatch(code):
-            anchors.add("code:" + code.rsplit(".", 1)[-1])
+            if re.fullmatch(r"[\w.:/-]+", code):
+                # A name. An expression (`(created_at, id) < (:ts, :id)`) is
+                # named by its tokens only: written again another way, it is
+                # the same point.
+                anchors.add("code:" + code.rsplit(".", 1)[-1])
             # `(created_at, id)` names `created_at` and `id` too.
             for token in re.findall(r"[a-z_][a-z0-9_]+", code):
                 if token not in _STOP_EN:
@@ -552,7 +556,11 @@ _HEDGE = re.compile(
     r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
     r"|\boverthinking\b|\bcorrect\s+me\s+if"
     # Courtesy around a request to look again: "번거로우시겠지만", "바쁘시겠지만".
-    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|실례지만|\bsorry\s+to\s+(?:push|insist|bother)",
+    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|실례지만|\bsorry\s+to\s+(?:push|insist|bother|be)"
+    # Empathy before the point: "I do understand the concern about …".
+    r"|\bfair\s+point\s+to\s+(?:raise|bring|take|discuss)"
+    r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
+    r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해",
     re.I,
 )
 _ANNOUNCE = re.compile(
@@ -608,12 +616,18 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
+# "Added a `TODO(auth)` comment": a note to do it later is no fix.
+_TODO = re.compile(r"\b(?:todo|fixme)\b", re.I)
+
+
 @lru_cache(maxsize=8192)
 def owner_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     if _DECLINE.search(text):
         act = Act.DECLINE
-    elif _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text):
+    elif _TODO.search(text) or (
+        _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text)
+    ):
         act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
     elif _FIX.search(text) or _COMMIT.search(text):
         act = Act.FIX
@@ -671,10 +685,16 @@ _VALUE = re.compile(
 
 
 @lru_cache(maxsize=8192)  # values() and direction() of every point ask for it
+def asked(text: str) -> tuple[str, ...]:
+    """The clauses of a point that ask for something (where its direction and
+    values are); the whole point when none does."""
+    out = tuple(c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c))
+    return out or (text,)
+
+
 def requests(text: str) -> str:
-    """The sentences of a point that ask for something (where its direction and values are)."""
-    asked = [c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c)]
-    return "; ".join(asked) or text
+    """`asked` as one string."""
+    return "; ".join(asked(text))
 
 
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
@@ -686,18 +706,55 @@ _SET_VALUE = re.compile(
 )
 
 
+# A literal given to a setting: `= "None"`, "has to stay `*`", "keep `"Lax"`",
+# "to the explicit list `[…]`".
+_LITERAL = re.compile(
+    r"(?:=|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
+    r"|(?:=\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`",  # a header or key with its value: `Cache-Control: no-store`
+    re.I,
+)
+# "Do not set X to …", "말고": what follows is the value not wanted.
+_NOT_THIS = re.compile(
+    r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
+    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|말고|하지\s*마",
+    re.I,
+)
+
+
 def values(text: str) -> frozenset[str]:
-    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로"."""
-    asked = requests(text)
+    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
+    "= `"None"`", "stay `*`". A value the clause asks *not* to set is no value."""
     out = set()
-    for match in _VALUE.finditer(asked):
-        number, unit = match.group(1), (match.group(2) or "").lower()
-        if len(number) >= 2 or unit:
-            out.add(number + unit)
-    for match in _SET_VALUE.finditer(asked):
-        number = match.group(1) or match.group(3)
-        out.add(number + (match.group(2) or match.group(4) or "").lower())
+    for clause in asked(text):
+        refused = _NOT_THIS.search(clause)
+        if refused:
+            clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+        for match in _VALUE.finditer(clause):
+            number, unit = match.group(1), (match.group(2) or "").lower()
+            if len(number) >= 2 or unit:
+                out.add(number + unit)
+        for match in _SET_VALUE.finditer(clause):
+            number = match.group(1) or match.group(3)
+            out.add(number + (match.group(2) or match.group(4) or "").lower())
+        for match in _LITERAL.finditer(clause):
+            quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
+            literal = (quoted or spanned or keyed or "").strip().strip("\"'").lower()
+            literal = literal.rsplit("=", 1)[-1].strip() if spanned and "=" in literal else literal
+            if spanned and _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false"):
+                continue  # "switch to `orjson`": a name, not a value
+            if _NUMBER_VALUE.fullmatch(literal):
+                out.add(literal.replace(" ", ""))  # the same value as "to 0"
+            elif literal:
+                out.add("=" + " ".join(literal.split()))
     return frozenset(out)
+
+
+_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
+
+
+# A bare name in backticks after "to" ("switch to `orjson`") is a name, not a value.
+_CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*(?:\(\))?")
 
 
 def direction(text: str) -> int:

@@ -237,8 +237,12 @@ def read_owner(
         thin = not clause.topic.strong and len(clause.topic.terms) <= 3
         if not (clause.everything or thin):
             continue
+        # "Left both as they are" also refuses what the turn only promised.
+        refuses_all = clause.everything and clause.act is Act.DECLINE
         for finding in open_findings:
-            if finding.label not in addressed:
+            if finding.label not in addressed or (
+                refuses_all and actions[finding.label] is OwnerAction.UNTOUCHED
+            ):
                 actions[finding.label] = _stronger(actions[finding.label], clause.act)
     return actions
 

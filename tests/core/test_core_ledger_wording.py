@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
-from bot.findings import Act, items, reviewer_clause, values
+from bot.findings import Act, items, owner_clause, reviewer_clause, topic, values
 from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
 from bot.models import Role, Trigger
 
@@ -110,3 +110,35 @@ def test_two_reviewers_asking_one_setting_for_zero_and_five_contradict() -> None
     sim.end()
     [deadlock] = sim.deadlocks()
     assert deadlock.trigger is Trigger.CONTRADICTION
+
+
+def test_literal_values_and_values_asked_not_to_be_set() -> None:
+    assert values('The override in `prod.py` has to be `"None"` as well.') == {"=none"}
+    # "do not set … None" asks for anything but None; "keep Lax" is the value.
+    assert values('Please do not set `SAMESITE = "None"` in prod. Prod must keep `"Lax"` there.') == {"=lax"}
+    assert values("`ALLOWED_ORIGINS` has to stay `*` for the widget routes.") == {"=*"}
+    assert values("Respond with `Cache-Control: no-store` here, please.") == {"=no-store"}
+    assert values("Please switch to `orjson`.") == frozenset()  # a name, not a value
+    assert values("Set `TIMEOUT` to 12 hours so we don't hammer the IdP.") >= {"12"}
+
+
+def test_an_expression_in_backticks_is_named_by_its_tokens() -> None:
+    # Written again as another expression, it is the same point.
+    t = topic("Encode the cursor as `(created_at, id)`.")
+    assert {"code:created_at", "code:id"} <= t.anchors
+    assert not any("(" in a for a in t.anchors)
+
+
+def test_owner_todo_is_a_promise_and_left_both_refuses_both() -> None:
+    assert owner_clause("Added a `TODO(auth)` comment at tokens.py:131.").act is Act.PROMISE
+    findings: list = []
+    judge_round(findings, [("rev", ["- Reuse of a rotated token must revoke the family in `tokens.py:131`.",
+                                    "- `revoke()` and `issue()` are not atomic."])], None, 1)
+    actions = read_owner(findings, ["Left both as they are; added a `TODO(auth)` at tokens.py:131."])
+    assert actions == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.DECLINE}
+
+
+def test_empathy_before_a_repeat_is_not_a_finding() -> None:
+    for text in ("Thanks for the context, and I do understand the concern about flaky networks",
+                 "that is a fair point to raise with product."):
+        assert reviewer_clause(text).act is Act.FACT, text
