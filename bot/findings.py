@@ -489,13 +489,19 @@ _NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과
 _ON_NUMBER = re.compile(r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)", re.I)
 
 
+# Every ordinal and number selector needs one of these; most clauses have none.
+_MAYBE_ORDINAL = re.compile(r"\d|first|second|third|fourth|번째|[①-⑩]", re.I)
+
+
 def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
-    ordinals = tuple(n for pattern, n in _ORDINALS if pattern.search(text))
-    listed = _NUMBER_LIST.search(text)
-    if listed:
-        ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
-    ordinals += tuple(int(m) for m in _ON_NUMBER.findall(text))
-    ordinals = tuple(dict.fromkeys(ordinals))
+    ordinals: tuple[int, ...] = ()
+    if _MAYBE_ORDINAL.search(text):
+        ordinals = tuple(n for pattern, n in _ORDINALS if pattern.search(text))
+        listed = _NUMBER_LIST.search(text)
+        if listed:
+            ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
+        ordinals += tuple(int(m) for m in _ON_NUMBER.findall(text))
+        ordinals = tuple(dict.fromkeys(ordinals))
     labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
     return ordinals, bool(_REMAINING.search(text)), bool(_ALL.search(text)), labels
 
@@ -722,6 +728,7 @@ _NOT_THIS = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)  # a point is probed for a reversal against each finding it names
 def values(text: str) -> frozenset[str]:
     """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
     "= `"None"`", "stay `*`". A value the clause asks *not* to set is no value."""
@@ -757,6 +764,7 @@ _NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
 _CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*(?:\(\))?")
 
 
+@lru_cache(maxsize=8192)
 def direction(text: str) -> int:
     """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
     prose = _CODE.sub(" ", requests(text))  # `restore-keys` is a name, not a request to restore

@@ -157,18 +157,24 @@ def _targets(
         picked = [f for f in picked if f in pool]
         if picked:
             return picked, 1.0
-    best, best_score = None, 0.0
-    mine = clause.topic
-    for finding in pool:
-        theirs = finding.topic()
-        if mine.terms.isdisjoint(theirs.terms) and mine.strong.isdisjoint(theirs.strong):
-            continue  # `score` is 0 without a shared term or anchor; most pairs share neither
-        s = score(mine, theirs)
-        if s > best_score:
-            best, best_score = finding, s
+    best, best_score = _closest(clause.topic, pool)
     if best is not None and best_score >= threshold:
         return [best], best_score
     return [], best_score
+
+
+def _closest(mine: Topic, pool: list[Finding]) -> tuple[Finding | None, float]:
+    """The finding of `pool` whose topic scores highest against `mine`."""
+    best, best_score = None, 0.0
+    terms, strong = mine.terms, mine.strong
+    for finding in pool:
+        theirs = finding.topic()
+        if terms.isdisjoint(theirs.terms) and strong.isdisjoint(theirs.strong):
+            continue  # `score` is 0 without a shared term or anchor
+        s = score(mine, theirs)
+        if s > best_score:
+            best, best_score = finding, s
+    return best, best_score
 
 
 def read_owner(
@@ -251,10 +257,12 @@ def _about_settled(clause: Clause, findings: list[Finding], best_open: float) ->
     """The clause is closer to a finding already fixed or withdrawn than to any
     open one ("Added a test for the raw-body path" after that point was fixed):
     it says nothing about what is still open."""
-    settled = [f for f in findings if not f.is_open]
-    if not settled or clause.ordinals or clause.labels:
+    if clause.ordinals or clause.labels:
         return False
-    _, best = _targets(clause, settled, UNCERTAIN)
+    settled = [f for f in findings if not f.is_open]
+    if not settled:
+        return False
+    _, best = _closest(clause.topic, settled)
     return best >= TOUCH and best > best_open
 
 
@@ -609,7 +617,11 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
     naming both findings or both authors (a declared contradiction)."""
     live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
             and f.status is not FindingStatus.RETIRED]
+    if len({f.author for f in live}) < 2:
+        return None  # one reviewer: nobody to contradict
     whole = "\n".join(clauses(messages))
+    if not declares_conflict(whole):
+        return None  # no clause says it either (each is part of the whole)
     for text in clauses(messages):
         if not declares_conflict(text):
             continue
