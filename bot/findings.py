@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
-from bot.textscan import turn_lines
+from bot.textscan import message_lines
 
 # -- anchors -----------------------------------------------------------------
 _PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
@@ -173,7 +173,7 @@ for _concept, _words in _CONCEPTS.items():
 
 # -- what a clause does --------------------------------------------------------
 _NEG_ACK = re.compile(
-    r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
+    r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)"
     r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
     r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
@@ -288,7 +288,7 @@ _DECLINE = re.compile(
     r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
     r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
-    r"|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
+    r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )
 _PROMISE = re.compile(
@@ -325,10 +325,10 @@ _CLAUSE = re.compile(
 )
 # Ordinal selectors: which of the author's findings a clause points at.
 _ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|\b(?:point|item|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)", re.I), 1),
-    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|\b(?:point|item|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)", re.I), 2),
-    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|\b(?:point|item|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)", re.I), 3),
-    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|\b(?:point|item|#)\s*4\b|(?<![\w(])\(4\)", re.I), 4),
+    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)", re.I), 1),
+    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)", re.I), 2),
+    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)", re.I), 3),
+    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)", re.I), 4),
 ]
 _REMAINING = re.compile(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
@@ -395,6 +395,10 @@ def _stem(word: str) -> str:
     return word
 
 
+# String literals and number-led values inside a code span.
+_CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
+
+
 @lru_cache(maxsize=4096)
 def topic(text: str) -> Topic:
     raw = unicodedata.normalize("NFKC", _URL.sub(" ", text))
@@ -416,8 +420,9 @@ def topic(text: str) -> Topic:
                 # named by its tokens only: written again another way, it is
                 # the same point.
                 anchors.add("code:" + code.rsplit(".", 1)[-1])
-            # `(created_at, id)` names `created_at` and `id` too.
-            for token in re.findall(r"[a-z_][a-z0-9_]+", code):
+            # `(created_at, id)` names `created_at` and `id` too; the words of a
+            # value (`"20/minute"`, `5/minute`) name nothing.
+            for token in re.findall(r"[a-z_][a-z0-9_]+", _CODE_VALUE.sub(" ", code)):
                 if token not in _STOP_EN:
                     anchors.add("code:" + token)
     for match in _IDENT.finditer(raw):
@@ -502,8 +507,32 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
             ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
         ordinals += tuple(int(m) for m in _ON_NUMBER.findall(text))
         ordinals = tuple(dict.fromkeys(ordinals))
+        renumbered = _WAS_NUMBER.search(text)
+        if renumbered:
+            ordinals = (int(renumbered.group(1)),)  # "1. (was #2)": the point raised second
     labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
-    return ordinals, bool(_REMAINING.search(text)), bool(_ALL.search(text)), labels
+    return ordinals, bool(_REMAINING.search(text)), _all_points(text), labels
+
+
+# "1. **[P1] (was #2)**": a renumbered list names the point by its old number.
+_WAS_NUMBER = re.compile(r"\(\s*(?:was|formerly|previously|기존|이전|원래)\s*#?\s*([1-9])\s*번?\s*\)", re.I)
+# What may follow "both" / "all" when it means every point: "both look good",
+# "all points", "all of them"; not "both paths", "all requests".
+_ALL_OF = frozenset(
+    """points point issues items fixes comments changes findings concerns requests of look looks
+    are were is resolved fixed addressed good done confirmed verified two three remain remaining
+    still open now""".split()
+)
+
+
+def _all_points(text: str) -> bool:
+    for match in _ALL.finditer(text):
+        if not match.group(0).isascii():
+            return True  # 모두, 둘 다, 두 가지
+        after = re.match(r"\s*([a-z]+)", text[match.end():].lower())
+        if after is None or after.group(1) in _ALL_OF:
+            return True
+    return False
 
 
 def clauses(messages: list[str]) -> list[str]:
@@ -518,18 +547,64 @@ def items(messages: list[str]) -> list[tuple[int, str]]:
 
 @lru_cache(maxsize=2048)  # one turn is read for its status, its findings, its fixes...
 def _items(messages: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    return tuple((n, clause) for n, clause, _ in _quoted_items(messages))
+
+
+def replies(messages: list[str]) -> dict[int, str]:
+    """The quotation each point answers: an agent that quotes a point
+    (`> 2. The 500 is …`) and writes below it answers that point, until the
+    next quotation or the end of the message."""
+    return {n: quote for n, _, quote in _quoted_items(tuple(messages)) if quote}
+
+
+def point_numbers(messages: list[str]) -> dict[int, int]:
+    """The number each numbered point carries in its list ("2. …" is 2)."""
+    return dict(_point_numbers(tuple(messages)))
+
+
+@lru_cache(maxsize=2048)
+def _point_numbers(messages: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for n, item in enumerate(_points(messages)[0]):
+        match = _NUMBERED.match(item)
+        if match:
+            out.append((n, int(match.group(1))))
+    return tuple(out)
+
+
+_NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s")
+
+
+@lru_cache(maxsize=2048)
+def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """A turn's points (bullets, numbered points, lines of prose) and the
+    quotation above each ("" for none)."""
     points: list[str] = []
-    for line in turn_lines(messages):
-        if line.quoted:
-            continue
-        text = _STATUS_PREFIX.sub("", line.text).strip()
-        if not text or (_HEADING.match(text) and len(text) < 60):
-            continue
-        if line.text.startswith((" ", "\t")) and points and not _BULLET.match(line.text):
-            points[-1] += " " + text  # a wrapped bullet
-        else:
-            points.append(text)
-    out: list[tuple[int, str]] = []
+    quote_of: list[str] = []
+    for message in messages:
+        quote, quoting = "", False
+        for line in message_lines(message):
+            if line.quoted:
+                text = line.text.lstrip().lstrip(">").strip()
+                quote = (quote + " " + text).strip() if quoting else text
+                quoting = True
+                continue
+            quoting = False
+            text = _STATUS_PREFIX.sub("", line.text).strip()
+            if not text or (_HEADING.match(text) and len(text) < 60):
+                continue
+            if line.text.startswith((" ", "\t")) and points and not _BULLET.match(line.text):
+                points[-1] += " " + text  # a wrapped bullet
+            else:
+                points.append(text)
+                quote_of.append(quote)
+    return points, quote_of
+
+
+@lru_cache(maxsize=2048)
+def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]:
+    points, quote_of = _points(messages)
+    out: list[tuple[int, str, str]] = []
     for n, item in enumerate(points):
         # "1. Line 41: …" is one point, not a sentence "1." and another.
         item = _BULLET.sub("", item, count=1) if _BULLET.match(item) else item
@@ -537,7 +612,7 @@ def _items(messages: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
             for clause in _CLAUSE.split(sentence):
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
-                    out.append((n, clause))
+                    out.append((n, clause, quote_of[n]))
     return tuple(out)
 
 
@@ -566,7 +641,9 @@ _HEDGE = re.compile(
     # Empathy before the point: "I do understand the concern about …".
     r"|\bfair\s+point\s+to\s+(?:raise|bring|take|discuss)"
     r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
-    r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해",
+    r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해"
+    # The reviewer's own plan: "커밋이 올라오면 다시 보겠습니다", "will re-review once pushed".
+    r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)",
     re.I,
 )
 _ANNOUNCE = re.compile(
@@ -622,6 +699,8 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
+# "브랜치는 아직 `71c0b9e`입니다", "still at `abc1234`": no new commit.
+_STILL_AT = re.compile(r"아직|여전히|그대로|\bstill\b|\bunchanged\b|\bno\s+new\s+commit|\bsame\s+commit", re.I)
 # "Added a `TODO(auth)` comment": a note to do it later is no fix.
 _TODO = re.compile(r"\b(?:todo|fixme)\b", re.I)
 
@@ -635,7 +714,7 @@ def owner_clause(text: str) -> Clause:
         _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text)
     ):
         act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
-    elif _FIX.search(text) or _COMMIT.search(text):
+    elif _FIX.search(text) or (_COMMIT.search(text) and not _STILL_AT.search(text)):
         act = Act.FIX
     else:
         act = Act.FACT
@@ -684,8 +763,8 @@ _ASKS = re.compile(
 )
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
-    r"(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
-    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
+    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
+    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
     re.I,
 )
 
@@ -729,34 +808,59 @@ _NOT_THIS = re.compile(
 
 
 @lru_cache(maxsize=8192)  # a point is probed for a reversal against each finding it names
-def values(text: str) -> frozenset[str]:
-    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
-    "= `"None"`", "stay `*`". A value the clause asks *not* to set is no value."""
-    out = set()
+def setting_values(text: str) -> frozenset[str]:
+    """The values a request asks for, each as `value@setting`: "set `TTL` to
+    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
+    The setting is the last name in backticks before the value in its clause
+    (empty when there is none). A value the clause asks *not* to set is none."""
+    out: set[str] = set()
     for clause in asked(text):
         refused = _NOT_THIS.search(clause)
         if refused:
             clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+
+        def add(value: str, at: int, key: str | None = None, clause: str = clause) -> None:
+            if key is None:
+                names = [n for n in _SETTING.findall(clause[:at])
+                         if not _PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
+                key = names[-1].lower() if names else ""
+            out.add(f"{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
+
         for match in _VALUE.finditer(clause):
             number, unit = match.group(1), (match.group(2) or "").lower()
             if len(number) >= 2 or unit:
-                out.add(number + unit)
+                add(number + unit, match.start(1))
         for match in _SET_VALUE.finditer(clause):
             number = match.group(1) or match.group(3)
-            out.add(number + (match.group(2) or match.group(4) or "").lower())
+            add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             literal = (quoted or spanned or keyed or "").strip().strip("\"'").lower()
-            literal = literal.rsplit("=", 1)[-1].strip() if spanned and "=" in literal else literal
+            key = None
+            if spanned and "=" in literal:
+                name, literal = (part.strip() for part in literal.rsplit("=", 1))
+                key = name if _CODE_NAME.fullmatch(name) else None
+            if keyed:
+                key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
             if spanned and _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false"):
                 continue  # "switch to `orjson`": a name, not a value
             if _NUMBER_VALUE.fullmatch(literal):
-                out.add(literal.replace(" ", ""))  # the same value as "to 0"
+                add(literal.replace(" ", ""), match.start(), key)  # the same value as "to 0"
             elif literal:
-                out.add("=" + " ".join(literal.split()))
+                add("=" + " ".join(literal.split()), match.start(), key)
     return frozenset(out)
 
 
+def values(text: str) -> frozenset[str]:
+    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
+    "= `"None"`", "stay `*`" (`setting_values` without the settings)."""
+    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text))
+
+
+_LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
+# A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
+# (not a path, a route or an expression).
+_SETTING = re.compile(r"`([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`")
 _NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
 
 

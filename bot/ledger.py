@@ -33,14 +33,16 @@ from bot.findings import (
     direction,
     items,
     owner_clause,
+    point_numbers,
+    replies,
     requests,
     restates,
     reviewer_clause,
     score,
+    setting_values,
     starts_new_point,
     summary,
     topic,
-    values,
 )
 
 MATCH = 0.40
@@ -75,8 +77,13 @@ class Finding(BaseModel):
     stall: int = 0
     raised_round: int = 0
     direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
-    values: list[str] = Field(default_factory=list)  # values it asks for ("30s", "365")
+    # Values it asks for, each with the setting it gives it to ("30s@ttl";
+    # states saved before settings were read hold bare values: "30s").
+    values: list[str] = Field(default_factory=list)
     history: list[str] = Field(default_factory=list)
+    # Its number in its author's latest numbered list: "#1" may mean it after
+    # the reviewer renumbered what is left.
+    number: int | None = None
     _topic: Topic | None = PrivateAttr(default=None)
 
     @property
@@ -153,7 +160,7 @@ def _targets(
         return [f for f in pool if f.label in clause.labels], 1.0
     if clause.ordinals:
         numbered = order if order is not None else pool
-        picked = [numbered[n - 1] for n in clause.ordinals if 0 < n <= len(numbered)]
+        picked = [_numbered(numbered, n) for n in clause.ordinals if 0 < n <= len(numbered)]
         picked = [f for f in picked if f in pool]
         if picked:
             return picked, 1.0
@@ -161,6 +168,14 @@ def _targets(
     if best is not None and best_score >= threshold:
         return [best], best_score
     return [], best_score
+
+
+def _numbered(findings: list[Finding], n: int) -> Finding:
+    """Point `n`: the finding its author last listed as n, else the n-th raised."""
+    for finding in findings:
+        if finding.number == n:
+            return finding
+    return findings[n - 1]
 
 
 def _closest(mine: Topic, pool: list[Finding]) -> tuple[Finding | None, float]:
@@ -195,8 +210,17 @@ def read_owner(
     general: list[Clause] = []
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
+    quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
     for point, text in items(messages):
         clause = owner_clause(text)
+        if point in quoted and not (clause.ordinals or clause.labels):
+            # Written under a quotation of the point it answers.
+            answered = quoted[point]
+            if answered is None or not answered.is_open or clause.act is Act.FACT:
+                continue  # a quote of something else, or a point already settled
+            addressed.add(answered.label)
+            actions[answered.label] = _stronger(actions[answered.label], clause.act)
+            continue
         if clause.act is Act.FACT:
             named, _ = _targets(clause, open_findings)
             if named:
@@ -251,6 +275,12 @@ def read_owner(
             ):
                 actions[finding.label] = _stronger(actions[finding.label], clause.act)
     return actions
+
+
+def _quoted_finding(quote: str, findings: list[Finding]) -> Finding | None:
+    """The finding a quotation repeats (the owner quoting the point it answers)."""
+    best, score_ = _closest(topic(quote), findings)
+    return best if score_ >= MATCH else None
 
 
 def _about_settled(clause: Clause, findings: list[Finding], best_open: float) -> bool:
@@ -344,7 +374,7 @@ def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> Non
 def _probe(t: Topic, text: str) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
     return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
-                   direction=direction(text), values=sorted(values(text)))
+                   direction=direction(text), values=sorted(setting_values(text)))
 
 
 def _reverses(a: Finding, b: Finding) -> bool:
@@ -355,7 +385,32 @@ def _reverses(a: Finding, b: Finding) -> bool:
         return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
     code = any(x.startswith("code:") for x in shared)
-    return code and bool(a.values) and bool(b.values) and not set(a.values) & set(b.values)
+    return code and _other_value(a, b)
+
+
+def _other_value(a: Finding, b: Finding) -> bool:
+    """Both ask a value for one setting, and not the same one. Values given to
+    named settings are compared setting by setting; a value given to a setting
+    the other finding never names is about something else."""
+    va, vb = _by_setting(a.values), _by_setting(b.values)
+    if not va or not vb:
+        return False
+    common = (va.keys() & vb.keys()) - {""}
+    if common:
+        return any(va[k].isdisjoint(vb[k]) for k in common)
+    for mine, other in ((va, b), (vb, a)):
+        named = mine.keys() - {""}
+        if named and not any(f"code:{k}" in other.anchors for k in named):
+            return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
+    return not {v for vs in va.values() for v in vs} & {v for vs in vb.values() for v in vs}
+
+
+def _by_setting(stored: list[str]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for item in stored:
+        value, _, key = item.rpartition("@") if "@" in item else (item, "", "")
+        out.setdefault(key, set()).add(value)
+    return out
 
 
 def _judge_author(
@@ -494,7 +549,7 @@ def _judge_author(
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
             direction=direction(point_text[point]),
-            values=sorted(values(point_text[point])),
+            values=sorted(setting_values(point_text[point])),
         )
         new.append(finding)
         point_finding[point] = finding
@@ -505,6 +560,13 @@ def _judge_author(
     for n, finding in enumerate(new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point
     out.uncertain.extend(f.label for f in unsure if f in new)
+    for point, n in point_numbers(messages).items():
+        listed = point_finding.get(point)
+        if listed is not None:  # this turn's list numbers its points anew
+            for finding in [*mine, *new]:
+                if finding.number == n and finding is not listed:
+                    finding.number = None
+            listed.number = n
     for finding in mine:
         _apply(finding, owner.get(finding.label), repeated, acked, dropped, round_no, out)
     for finding in new:

@@ -19,7 +19,11 @@ from bot.config import Settings
 from bot.engine import Engine
 from storage.sqlite import SqliteStorage
 
-CORPUS = Path(__file__).parent.parent / "detection" / "corpus"
+DETECTION = Path(__file__).parent.parent / "detection"
+CORPUS = DETECTION / "corpus"
+# Every set the rules were tuned on, once seen (the newest held-out set is
+# not here: `python -m bench` reports it, and it is measured, not tuned on).
+TUNED = ["corpus", "heldout", "heldout2", "heldout3", "heldout4", "set6"]
 
 
 async def first_deadlock(lines: list[str], db: Path) -> dict[str, object] | None:
@@ -44,9 +48,10 @@ def _quiet() -> None:
     logging.getLogger("bot").setLevel(logging.WARNING)
 
 
-async def test_corpus_meets_the_aims(tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", TUNED)
+async def test_labelled_sets_meet_the_aims(tmp_path: Path, folder: str) -> None:
     stuck = hit = exact = productive = false_alarms = 0
-    for i, label_file in enumerate(sorted(CORPUS.glob("*.label.json"))):
+    for i, label_file in enumerate(sorted((DETECTION / folder).glob("*.label.json"))):
         label = json.loads(label_file.read_text(encoding="utf-8"))
         transcript = label_file.with_name(label["case"] + ".jsonl")
         lines = transcript.read_text(encoding="utf-8").splitlines()
@@ -58,7 +63,7 @@ async def test_corpus_meets_the_aims(tmp_path: Path) -> None:
         else:
             productive += 1
             false_alarms += got is not None
-    assert stuck >= 55 and productive >= 40
+    assert stuck >= 20 and productive >= 15
     assert false_alarms == 0  # the aim: no false alarm on productive rooms
     assert hit / stuck >= 0.95, (hit, stuck)
     assert exact / stuck >= 0.95, (exact, stuck)

@@ -142,3 +142,47 @@ def test_empathy_before_a_repeat_is_not_a_finding() -> None:
     for text in ("Thanks for the context, and I do understand the concern about flaky networks",
                  "that is a fair point to raise with product."):
         assert reviewer_clause(text).act is Act.FACT, text
+
+
+def test_an_owner_answering_under_a_quotation_answers_the_quoted_point() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. Events are not deduplicated by `event_id`; add a unique insert.",
+                                    "2. The payload log prints `customer_email` in clear; mask it."])], None, 1)
+    owner = ("> 2. The payload log prints `customer_email` in clear\n\n"
+             "Fixed, it goes through `mask_pii()` now (`f02a9c1`).\n\n"
+             "> 1. Events are not deduplicated by `event_id`\n\n"
+             "Agreed, it needs a migration; I will do it in the next commit.")
+    assert read_owner(findings, [owner]) == {"F1": OwnerAction.UNTOUCHED, "F2": OwnerAction.FIX}
+
+
+def test_a_renumbered_list_is_followed() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "product cache")
+    sim.say(Role.OWNER, "STEP_DONE cache added in `catalog/cache.py`")
+    sim.say(Role.REVIEWER, "1. The key lacks the `locale`.\n2. Nothing invalidates the entry on `PATCH`.")
+    sim.say(Role.OWNER, "> 1. The key lacks the `locale`.\n\nFixed in `8a41e0c`.\n\n"
+                        "> 2. Nothing invalidates the entry\n\nI'd rather not; the TTL bounds it.")
+    sim.say(Role.REVIEWER, "The locale key looks good.\n\n1. (was #2) Invalidation is still missing; "
+                           "delete the key on write.")
+    sim.say(Role.OWNER, "Still declining the invalidation.")
+    sim.say(Role.REVIEWER, "#1 is unchanged: please delete the key on `PATCH`.")
+    sim.end()
+    f1, f2 = sim.state.findings
+    assert f1.status is FindingStatus.FIXED and f2.number == 1
+    [deadlock] = sim.deadlocks()
+    assert deadlock.finding == "F2"
+
+
+def test_a_commit_named_as_where_the_branch_still_is_is_no_fix() -> None:
+    assert owner_clause("브랜치는 아직 `71c0b9e`입니다.").act is not Act.FIX
+    assert owner_clause("The branch is still at `71c0b9e`.").act is not Act.FIX
+    assert owner_clause("Done in `71c0b9e`.").act is Act.FIX
+    assert owner_clause("입장 변화가 없습니다.").act is Act.DECLINE
+
+
+def test_reviewer_plans_and_not_yet() -> None:
+    assert reviewer_clause("커밋이 올라오면 다시 보겠습니다.").act is Act.FACT
+    assert reviewer_clause("Not yet.").act is Act.REFERENCE
+    # "both paths" is not "both points".
+    assert not reviewer_clause("`Vary` fix confirmed on both paths.").everything
+    assert reviewer_clause("Both look good now.").everything
