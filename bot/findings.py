@@ -812,19 +812,24 @@ def setting_values(text: str) -> frozenset[str]:
     """The values a request asks for, each as `value@setting`: "set `TTL` to
     30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
     The setting is the last name in backticks before the value in its clause
-    (empty when there is none). A value the clause asks *not* to set is none."""
+    (empty when there is none). A value the clause asks *not* to set is none;
+    one it asks to remove is `!value@setting`."""
     out: set[str] = set()
     for clause in asked(text):
         refused = _NOT_THIS.search(clause)
         if refused:
             clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+        removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
+        spans = [(start, end.start() if end else len(clause)) for start, end in removed]
 
-        def add(value: str, at: int, key: str | None = None, clause: str = clause) -> None:
+        def add(value: str, at: int, key: str | None = None, clause: str = clause,
+                spans: list[tuple[int, int]] = spans) -> None:
             if key is None:
                 names = [n for n in _SETTING.findall(clause[:at])
                          if not _PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
                 key = names[-1].lower() if names else ""
-            out.add(f"{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
+            gone = "!" if any(start <= at < end for start, end in spans) else ""
+            out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
 
         for match in _VALUE.finditer(clause):
             number, unit = match.group(1), (match.group(2) or "").lower()
@@ -853,8 +858,15 @@ def setting_values(text: str) -> frozenset[str]:
 
 def values(text: str) -> frozenset[str]:
     """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
-    "= `"None"`", "stay `*`" (`setting_values` without the settings)."""
-    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text))
+    "= `"None"`", "stay `*`" (`setting_values` without the settings and
+    without what it asks to remove)."""
+    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text) if not v.startswith("!"))
+
+
+# "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or
+# comma, is taken away, not asked for.
+_REMOVE = re.compile(r"\b(?:remove|drop|delete|get\s+rid\s+of|strip)\b", re.I)
+_REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
 
 
 _LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})

@@ -392,7 +392,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
     """Both ask a value for one setting, and not the same one. Values given to
     named settings are compared setting by setting; a value given to a setting
     the other finding never names is about something else."""
-    va, vb = _by_setting(a.values), _by_setting(b.values)
+    for one, other in ((a, b), (b, a)):
+        # One asks to remove the very value the other asked to set.
+        gone = {v[1:] for v in one.values if v.startswith("!")}
+        if gone & {v for v in other.values if "@" in v and not v.endswith("@")}:
+            return True
+    va = _by_setting([v for v in a.values if not v.startswith("!")])
+    vb = _by_setting([v for v in b.values if not v.startswith("!")])
     if not va or not vb:
         return False
     common = (va.keys() & vb.keys()) - {""}
@@ -493,7 +499,11 @@ def _judge_author(
                 targets = open_before  # "both look right", "모두 확인했습니다"
             if not targets:
                 fixed_now = [f for f in open_before if owner.get(f.label) is OwnerAction.FIX]
-                targets = fixed_now or (open_before if len(open_before) == 1 else [])
+                # "Confirmed" with one point open is about it, unless it names
+                # something else (the owner's new event) or the owner refused it.
+                lone = (len(open_before) == 1 and not clause.topic.strong
+                        and owner.get(open_before[0].label) is not OwnerAction.DECLINE)
+                targets = fixed_now or (open_before if lone else [])
             acked.update(f.label for f in targets)
             continue
         if clause.act is Act.WITHDRAW:
@@ -523,7 +533,8 @@ def _judge_author(
         if targets:
             for finding in targets:
                 repeated.add(finding.label)
-                finding.absorb(clause.topic)
+                if len(targets) == 1:  # "2번과 3번은 아직" speaks of two: it teaches neither
+                    finding.absorb(clause.topic)
             argument = tentative.pop(point, None)
             if argument is not None and list(point_finding.values()).count(argument) == 1:
                 new.remove(argument)

@@ -186,3 +186,41 @@ def test_reviewer_plans_and_not_yet() -> None:
     # "both paths" is not "both points".
     assert not reviewer_clause("`Vary` fix confirmed on both paths.").everything
     assert reviewer_clause("Both look good now.").everything
+
+
+def test_a_clause_naming_two_points_teaches_neither_its_words() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. `reason` label holds the raw exception message: unbounded cardinality.",
+                                    "2. `/metrics` is exposed on the public port `8080`."])], None, 1)
+    before = [set(f.terms) for f in findings]
+    judge_round(findings, [("rev", ["1번 `reason` 라벨 문제와 2번 `/metrics` 공개 포트 문제는 아직 남아 있습니다."])],
+                {"F1": OwnerAction.UNTOUCHED, "F2": OwnerAction.UNTOUCHED}, 2)
+    assert [f.history[-1] for f in findings] == ["R2: untouched, repeated"] * 2
+    assert [set(f.terms) for f in findings] == before
+
+
+def test_asking_to_remove_what_another_reviewer_had_set_is_a_contradiction() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "account API through the CDN")
+    sim.say(Role.OWNER, "STEP_DONE cache headers in `api/cache_headers.py`")
+    sim.say(Role.REVIEWER, "Personal data: set `Cache-Control: no-store` in `api/cache_headers.py`.",
+            author="sec-bot")
+    sim.say(Role.OWNER, "Account responses now send `Cache-Control: no-store` (`e02a9b4`).")
+    sim.say(Role.REVIEWER, "`no-store` confirmed.", author="sec-bot")
+    sim.say(Role.REVIEWER, "With no-store the CDN caches nothing. Remove `Cache-Control: no-store` from "
+                           "`api/cache_headers.py` and go back to `public, s-maxage=60`.", author="perf-bot")
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION
+
+
+def test_confirming_something_else_does_not_acknowledge_the_refused_point() -> None:
+    sim = Sim(stall_threshold=3, max_rounds=10)
+    sim.say(Role.USER, "feature flag rollout")
+    sim.say(Role.OWNER, "STEP_DONE flag registered")
+    sim.say(Role.REVIEWER, "`random.random()` in `flags/registry.py:44` changes the bucket on every request.")
+    sim.say(Role.OWNER, "Keeping `random.random()`, the analysts asked for it. Added a `flag_evaluated` event.")
+    sim.say(Role.REVIEWER, "`flag_evaluated` event confirmed. The bucket still changes on every request.")
+    sim.end()
+    [f1, *_] = sim.state.findings
+    assert f1.is_open and f1.history[-1] == "R2: declined, repeated"
