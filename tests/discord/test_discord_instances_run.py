@@ -2,7 +2,8 @@
 Discord (REST and gateway in this test, over real HTTP and websocket): only
 the instance holding the lease `discord:gateway` connects to the gateway;
 SIGKILLed, the other connects within the lease time and catches up what
-was said while nobody listened; the room's deadlock gets one verdict.
+was said while nobody listened; the room's deadlock gets one verdict. And
+the holder killed in the middle of its catch-up: the other instance does it.
 """
 
 from __future__ import annotations
@@ -178,3 +179,82 @@ async def test_the_gateway_is_held_by_one_instance_and_taken_over_when_it_dies(
         [lease] = await sql(postgres_database, "SELECT holder FROM leases"
                                                " WHERE name = 'discord:gateway'")
         assert lease["holder"] is None
+
+
+async def test_a_catch_up_cut_by_a_kill_is_done_by_the_instance_that_takes_over(
+    fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
+) -> None:
+    """The gateway's holder SIGKILLed while its catch-up waits for Discord: the
+    other instance takes the gateway over, and with it the catch-up's lease
+    (`catchup:discord`), and reads what was missed; stored once, judged once."""
+    async with aiohttp.ClientSession() as http:
+        seed = Run(0, fake_discord, postgres_database, tmp_path, http)
+        await seed.start()
+        try:
+            first = await fake_discord.say(P.message("결제 모듈 리팩터링 부탁해", author=P.ALICE))
+
+            async def seeded() -> bool:
+                return bool(await sql(postgres_database,
+                                      "SELECT seq FROM messages WHERE message_id = $1",
+                                      first["id"]))
+
+            await wait_until(seeded, "the first message stored")
+        finally:
+            await seed.stop()
+        missed = [fake_discord.add_message(P.message(text, author=who))["id"] for text, who in (
+            ("BLOCKED: 결제 API 키가 없어 진행할 수 없습니다.", P.OWNER),
+            ("키 없이도 샌드박스로 테스트할 수 있습니다.", P.REVIEWER))]
+        reads = lambda: fake_discord.find("GET", rf"/channels/{P.THREAD}/messages")  # noqa: E731
+        gate = fake_discord.hold("GET", rf"/channels/{P.THREAD}/messages")
+        holder = Run(1, fake_discord, postgres_database, tmp_path, http)
+        standby = Run(2, fake_discord, postgres_database, tmp_path, http)
+        try:
+            await holder.start()
+
+            async def reading() -> bool:
+                return bool(fake_discord.held)
+
+            await wait_until(reading, "the holder's catch-up reading")
+            await standby.start()
+            await asyncio.sleep(BEAT * 2)
+            assert len(reads()) == 1  # the standby neither connects nor catches up
+
+            async def lease() -> tuple[int | None, int, int]:
+                [row] = await sql(postgres_database,
+                                  "SELECT i.pid, l.fence, l.finished FROM leases l LEFT JOIN"
+                                  " instances i ON i.id = l.holder"
+                                  " WHERE l.name = 'catchup:discord'")
+                return row["pid"], row["fence"], row["finished"]
+
+            assert holder.proc is not None and await lease() == (holder.proc.pid, 2, 1)
+
+            await holder.kill()
+            killed = time.monotonic()
+
+            async def caught_up() -> bool:
+                found = await sql(postgres_database,
+                                  "SELECT message_id FROM messages WHERE message_id = ANY($1)",
+                                  missed)
+                return len(found) == len(missed)
+
+            await wait_until(caught_up, "what was missed, read by the standby", within=LEASE * 3)
+            assert time.monotonic() - killed <= LEASE + 2 * BEAT + 3
+            assert len(reads()) == 2  # the holder's, cut short; the standby's
+
+            async def finished() -> bool:
+                return await lease() == (None, 3, 3)  # seed, holder, standby: it finished
+
+            await wait_until(finished, "the standby's catch-up finished")
+
+            async def decided() -> bool:
+                return bool(verdicts(fake_discord))
+
+            await wait_until(decided, "the verdict", within=20)
+            await asyncio.sleep(BEAT * 2)
+            assert len(verdicts(fake_discord)) == 1
+            rows = await sql(postgres_database, "SELECT role FROM messages ORDER BY seq")
+            assert [r["role"] for r in rows] == ["user", "owner", "reviewer"]  # each once
+        finally:
+            gate.set()
+            await holder.kill()
+            await standby.stop()
