@@ -180,6 +180,7 @@ async def run(settings: Settings) -> int:
         if stop.is_set():
             return 0
         await engine.instance.register()
+        await engine.check_shards()  # the others' Discord shard settings beside ours
         await _until_stopped(engine.start(), stop)
         if stop.is_set():
             return 0

@@ -2,7 +2,9 @@
 
 Read-only apart from opening the database (which applies pending
 migrations, as every command does): the instances and whether each is
-alive (its `last_seen` within `TRIBUNAL_LEASE_SECONDS`), the rooms and how
+alive (its `last_seen` within `TRIBUNAL_LEASE_SECONDS`) with its Discord
+shard settings, warnings about those settings taken together (`bot.shards`),
+the rooms and how
 many have an open task, each room's open findings (its stored ledger:
 `open` or `contested`), the escalations waiting for a human and the last
 arbitrations.
@@ -15,9 +17,10 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from bot import shards
 from bot.instances import is_alive
 from bot.state import RoomState
-from storage.base import Storage
+from storage.base import DiscordShards, Storage
 
 log = logging.getLogger(__name__)
 
@@ -30,10 +33,12 @@ def _iso(value: datetime | None) -> str | None:
 
 async def collect(storage: Storage, now: datetime, lease_seconds: float) -> dict[str, Any]:
     """The status as one JSON-able object."""
+    rows = await storage.instances()
     instances = [
         {"id": row.id, "host": row.host, "pid": row.pid, "started_at": _iso(row.started_at),
-         "last_seen": _iso(row.last_seen), "alive": is_alive(row, now, lease_seconds)}
-        for row in await storage.instances()
+         "last_seen": _iso(row.last_seen), "alive": is_alive(row, now, lease_seconds),
+         "discord": None if row.discord is None else row.discord.model_dump()}
+        for row in rows
     ]
     rooms = 0
     open_tasks = 0
@@ -67,6 +72,7 @@ async def collect(storage: Storage, now: datetime, lease_seconds: float) -> dict
     return {
         "instances_alive": sum(1 for i in instances if i["alive"]),
         "instances": instances,
+        "warnings": shards.problems(rows, now, lease_seconds),
         "rooms": {"count": rooms, "open_task": open_tasks},
         "open_findings": findings,
         "pending_escalations": escalations,
@@ -82,8 +88,12 @@ def as_text(status: dict[str, Any]) -> str:
     lines = [f"instances alive: {status['instances_alive']} of {len(status['instances'])}"]
     for i in status["instances"]:
         state = "alive" if i["alive"] else "dead"
-        lines.append(f"  {i['id']}  {i['host']} pid {i['pid']}  {state}, "
-                     f"last seen {i['last_seen']}")
+        line = f"  {i['id']}  {i['host']} pid {i['pid']}  {state}, last seen {i['last_seen']}"
+        if i["discord"] is not None:
+            line += f", {shards.settings_of(DiscordShards.model_validate(i['discord']))}"
+        lines.append(line)
+    for warning in status["warnings"]:
+        lines.append(f"warning: {warning}")
     rooms = status["rooms"]
     lines.append(f"rooms: {rooms['count']} ({rooms['open_task']} with an open task)")
     count = sum(len(r["findings"]) for r in status["open_findings"])

@@ -16,7 +16,7 @@ from bot.clock import SystemClock
 from bot.ledger import Finding, FindingStatus
 from bot.state import RoomState
 from storage.backends import storage_for
-from storage.base import EscalationRow, InstanceRow, Storage
+from storage.base import DiscordShards, EscalationRow, InstanceRow, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,3 +112,39 @@ async def test_status_reports_instances_rooms_findings_escalations_arbitrations(
 async def test_status_of_an_unusable_database_says_why(tmp_path: Path) -> None:
     code, _, err = await status(str(tmp_path / "missing" / "x.db"))
     assert code == 2 and "does not exist" in err
+
+
+async def test_status_shows_discord_shard_settings_and_warns_where_they_disagree(
+    database: str,
+) -> None:
+    store = storage_for(database)
+    await store.open()
+    try:
+        now = SystemClock().now()
+        async with store.transaction() as tx:
+            for name, shards in (("fixed", DiscordShards(shard_count=4, shard_ids=[0, 1])),
+                                 ("leased", DiscordShards(shard_count=4)),
+                                 ("slack", None)):
+                await tx.save_instance(InstanceRow(id=name, host="h1", pid=10, started_at=now,
+                                                   last_seen=now, discord=shards))
+    finally:
+        await store.close()
+
+    code, out, err = await status(database, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert {i["id"]: i["discord"] for i in report["instances"]} == {
+        "fixed": {"shard_count": 4, "shard_ids": [0, 1]},
+        "leased": {"shard_count": 4, "shard_ids": []}, "slack": None}
+    [warning] = report["warnings"]
+    assert warning.startswith("shards 0, 1 of 4 fixed by TRIBUNAL_DISCORD_SHARD_IDS on fixed")
+
+    code, text, err = await status(database)
+    assert code == 0, err
+    lines = text.splitlines()
+    assert any(line.startswith("  fixed  h1 pid 10  alive") and line.endswith(
+        ", Discord shards 0,1 of 4 (fixed)") for line in lines), text
+    assert any(line.startswith("  leased  ") and line.endswith(
+        ", Discord shards of 4 (all, or a share by lease)") for line in lines), text
+    assert any(line.startswith("  slack  ") and "Discord" not in line for line in lines), text
+    assert f"warning: {warning}" in lines

@@ -34,8 +34,9 @@ class Run:
     """One `tribunal run` process, Discord only."""
 
     def __init__(self, n: int, fake: FakeDiscord, database: str, workdir: Path,
-                 http: aiohttp.ClientSession) -> None:
+                 http: aiohttp.ClientSession, **env: str) -> None:
         self.n = n
+        self.env = env
         self.fake = fake
         self.database = database
         self.workdir = workdir
@@ -46,7 +47,7 @@ class Run:
 
     async def start(self) -> None:
         env = run_env(self.fake, self.database, channel_config(self.workdir), self.port,
-                      TRIBUNAL_LEASE_SECONDS=str(LEASE))
+                      TRIBUNAL_LEASE_SECONDS=str(LEASE), **self.env)
         with self.log.open("wb") as log:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
@@ -258,3 +259,52 @@ async def test_a_catch_up_cut_by_a_kill_is_done_by_the_instance_that_takes_over(
             gate.set()
             await holder.kill()
             await standby.stop()
+
+
+async def test_shard_ids_fixed_on_two_instances_are_warned_of_in_logs_health_and_status(
+    fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
+) -> None:
+    """Each instance alone is fine (shard 0 of 2); together they both connect
+    shard 0 and nobody runs shard 1. Both say so in their log and on /healthz
+    (which stays 200), and so does `tribunal status`."""
+    fixed = {"TRIBUNAL_DISCORD_SHARD_COUNT": "2", "TRIBUNAL_DISCORD_SHARD_IDS": "0"}
+    async with aiohttp.ClientSession() as http:
+        runs = [Run(n, fake_discord, postgres_database, tmp_path, http, **fixed)
+                for n in range(2)]
+        try:
+            for run in runs:
+                await run.start()
+            assert sorted(map(tuple, fake_discord.sessions())) == [(0, 2), (0, 2)]  # type: ignore[arg-type]
+            twice = "shard 0 of 2 is in TRIBUNAL_DISCORD_SHARD_IDS of 2 instances"
+            nobody = "shard 1 of 2 run on no instance"
+
+            async def warned() -> bool:
+                return all(twice in run.output() and nobody in run.output() for run in runs)
+
+            # The second at its start, the first at its next heartbeat.
+            await wait_until(warned, "the warnings in both logs", within=BEAT * 3)
+            for run in runs:
+                assert run.output().count(twice) == 1  # once, not at every beat
+                async with http.get(f"http://127.0.0.1:{run.port}/healthz") as r:
+                    assert r.status == 200
+                    health = await r.json()
+                assert [w.split(" (")[0] for w in health["warnings"]] == [
+                    f"{twice}", nobody]
+
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", "status", "--database", postgres_database,
+                env={k: v for k, v in run_env(fake_discord, postgres_database, tmp_path, 1).items()
+                     if not k.startswith(("TRIBUNAL_", "DISCORD_"))},
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
+            assert proc.returncode == 0, err
+            text = out.decode()
+            assert text.count("Discord shards 0 of 2 (fixed)") == 2, text
+            assert sum(line.startswith("warning: ") for line in text.splitlines()) == 2, text
+            assert f"warning: {twice}" in text and f"warning: {nobody}" in text
+        finally:
+            for run in runs:
+                try:
+                    await run.stop()
+                finally:
+                    await run.kill()
