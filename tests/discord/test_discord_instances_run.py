@@ -9,6 +9,8 @@ the holder killed in the middle of its catch-up: the other instance does it.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import signal
 import sys
 import time
@@ -22,7 +24,7 @@ import pytest
 from discord_process import channel_config, run_env
 
 from tests.fakes.discord_api import FakeDiscord
-from tests.slack.test_slack_e2e_run import free_port, wait_until
+from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -228,6 +230,14 @@ async def test_a_catch_up_cut_by_a_kill_is_done_by_the_instance_that_takes_over(
                 return row["pid"], row["fence"], row["finished"]
 
             assert holder.proc is not None and await lease() == (holder.proc.pid, 2, 1)
+            # `tribunal status` says who holds the gateway and the catch-up, until when.
+            report = json.loads(await tribunal_status(postgres_database, "--json"))
+            leases = {lease["name"]: lease for lease in report["leases"]}
+            for name in ("discord:gateway", "catchup:discord"):
+                assert (leases[name]["state"], leases[name]["pid"]) == ("held", holder.proc.pid)
+                assert 0 < leases[name]["seconds_left"] <= LEASE
+            text = await tribunal_status(postgres_database)
+            assert f"  discord:gateway  held by {leases['discord:gateway']['holder']} (" in text
 
             await holder.kill()
             killed = time.monotonic()
@@ -261,6 +271,18 @@ async def test_a_catch_up_cut_by_a_kill_is_done_by_the_instance_that_takes_over(
             await standby.stop()
 
 
+async def tribunal_status(database: str, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "status", "--database", database, *args, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err
+    return out.decode()
+
+
 async def test_shard_ids_fixed_on_two_instances_are_warned_of_in_logs_health_and_status(
     fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
 ) -> None:
@@ -291,14 +313,7 @@ async def test_shard_ids_fixed_on_two_instances_are_warned_of_in_logs_health_and
                 assert [w.split(" (")[0] for w in health["warnings"]] == [
                     f"{twice}", nobody]
 
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", "status", "--database", postgres_database,
-                env={k: v for k, v in run_env(fake_discord, postgres_database, tmp_path, 1).items()
-                     if not k.startswith(("TRIBUNAL_", "DISCORD_"))},
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-            out, err = await asyncio.wait_for(proc.communicate(), 60)
-            assert proc.returncode == 0, err
-            text = out.decode()
+            text = await tribunal_status(postgres_database)
             assert text.count("Discord shards 0 of 2 (fixed)") == 2, text
             assert sum(line.startswith("warning: ") for line in text.splitlines()) == 2, text
             assert f"warning: {twice}" in text and f"warning: {nobody}" in text
