@@ -180,6 +180,10 @@ async def run(settings: Settings) -> int:
         if stop.is_set():
             return 0
         await engine.instance.register()
+        try:
+            await engine.check_shards()  # the others' Discord shard settings beside ours
+        except Exception as exc:  # a read that failed; the heartbeat checks again
+            log.warning("discord shard settings not checked (%s)", exc)
         await _until_stopped(engine.start(), stop)
         if stop.is_set():
             return 0

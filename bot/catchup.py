@@ -10,6 +10,7 @@ messages that arrive meanwhile are stored at once and applied after it.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,58 @@ class CatchUpPlan:
 
     channels: dict[str, RoomMark] = field(default_factory=dict)
     rooms: list[RoomMark] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """The plan as JSON text (a catch-up's lease records it: `bot.catchup_leases`)."""
+        return json.dumps({
+            "channels": {channel: _mark_out(mark) for channel, mark in self.channels.items()},
+            "rooms": [_mark_out(mark) for mark in self.rooms],
+        }, ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> CatchUpPlan:
+        data = json.loads(text)
+        return cls(channels={str(channel): _mark_in(mark)
+                             for channel, mark in data.get("channels", {}).items()},
+                   rooms=[_mark_in(mark) for mark in data.get("rooms", [])])
+
+    def merged(self, other: CatchUpPlan) -> CatchUpPlan:
+        """Both plans in one, the earlier mark of each channel and room winning:
+        where an earlier catch-up that did not finish was to read from comes
+        before what it (or live messages) stored since. Rooms stay most
+        recently active first."""
+        channels = dict(self.channels)
+        for channel, mark in other.channels.items():
+            mine = channels.get(channel)
+            if mine is None or _order(mark) < _order(mine):
+                channels[channel] = mark
+        rooms: dict[str, RoomMark] = {}
+        activity: dict[str, tuple[datetime, str]] = {}
+        for mark in [*self.rooms, *other.rooms]:
+            known = rooms.get(mark.room.id)
+            if known is None or _order(mark) < _order(known):
+                rooms[mark.room.id] = mark
+            activity[mark.room.id] = max(activity.get(mark.room.id, _order(mark)), _order(mark))
+        ordered = sorted(rooms, key=lambda room_id: activity[room_id], reverse=True)
+        return CatchUpPlan(channels, [rooms[room_id] for room_id in ordered])
+
+    def part(self, keep: Callable[[str], bool]) -> CatchUpPlan:
+        """The marks of the channels `keep` says yes to."""
+        return CatchUpPlan({c: m for c, m in self.channels.items() if keep(c)},
+                           [m for m in self.rooms if keep(m.room.channel)])
+
+
+def _order(mark: RoomMark) -> tuple[datetime, str]:
+    return mark.last_ts, mark.last_message_id
+
+
+def _mark_out(mark: RoomMark) -> list[str]:
+    return [mark.room.id, mark.last_message_id, mark.last_ts.isoformat()]
+
+
+def _mark_in(raw: list[str]) -> RoomMark:
+    room_id, message_id, ts = raw
+    return RoomMark(RoomKey.parse(room_id), message_id, datetime.fromisoformat(ts))
 
 
 async def plan(engine: Engine, platform: str) -> CatchUpPlan:

@@ -166,6 +166,11 @@ def _split_ids(value: Any) -> list[str]:
     return [str(v).strip() for v in value if str(v).strip()]
 
 
+def _shards_named(ids: list[int]) -> str:
+    return (f"shard {ids[0]} is" if len(ids) == 1
+            else f"shards {', '.join(map(str, ids))} are")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX, env_file=".env", extra="ignore"
@@ -270,12 +275,18 @@ class Settings(BaseSettings):
             raise ValueError(
                 "TRIBUNAL_DISCORD_SHARD_IDS needs TRIBUNAL_DISCORD_SHARD_COUNT (the total)"
             )
-        outside = [i for i in ids if i >= self.discord_shard_count]
-        if outside or len(set(ids)) != len(ids):
-            raise ValueError(
-                "TRIBUNAL_DISCORD_SHARD_IDS must be distinct shard numbers from 0 to "
-                f"TRIBUNAL_DISCORD_SHARD_COUNT - 1 ({self.discord_shard_count - 1})"
-            )
+        count = self.discord_shard_count
+        outside = sorted({i for i in ids if i >= count})
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        wrong = []
+        if outside:
+            wrong.append(f"{_shards_named(outside)} not below TRIBUNAL_DISCORD_SHARD_COUNT="
+                         f"{count} (its shards are 0 to {count - 1})")
+        if twice:
+            wrong.append(f"{_shards_named(twice)} named twice")
+        if wrong:
+            raise ValueError(f"TRIBUNAL_DISCORD_SHARD_IDS={','.join(map(str, ids))}: "
+                             + "; ".join(wrong))
         return self
 
     def api_key(self) -> str | None:

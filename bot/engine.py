@@ -19,7 +19,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot import catchup, detection
+from bot import catchup, detection, shards
 from bot.admin import AdminCommands
 from bot.arbiter.judge import ProgressJudge
 from bot.arbiter.service import Arbitrator
@@ -58,11 +58,27 @@ from bot.transitions import (
     waits_for_reviewers,
 )
 from prompts.strings import t
-from storage.base import ActionRow, ArbitrationRow, Storage, held_by_another
+from storage.base import (
+    ActionRow,
+    ArbitrationRow,
+    DiscordShards,
+    InstanceRow,
+    Storage,
+    held_by_another,
+)
 
 log = logging.getLogger(__name__)
 
 RECOVERY_EVERY = timedelta(seconds=30)
+
+
+def discord_shards(settings: Settings) -> DiscordShards | None:
+    """This process's Discord shard settings, when it runs Discord."""
+    token = settings.discord_bot_token
+    if token is None or not token.get_secret_value().strip():
+        return None
+    return DiscordShards(shard_count=settings.discord_shard_count,
+                         shard_ids=list(settings.discord_shard_ids))
 
 
 class Engine:
@@ -86,7 +102,9 @@ class Engine:
         self.listeners: list[EventListener] = []
         self.room_overrides = dict(room_overrides or {})
         self.channels = ChannelDirectory(settings, storage)
-        self.instance = Instance(storage, self.clock, settings.lease_seconds)
+        self.instance = Instance(storage, self.clock, settings.lease_seconds,
+                                 discord=discord_shards(settings))
+        self.shard_warnings: list[str] = []  # what `check_shards` found last
         self.outbox = Outbox(storage, self.transports, self.clock,
                              instance_id=self.instance.id, lease_seconds=settings.lease_seconds)
         # The platforms' rate limits count every instance's calls (adapters
@@ -190,6 +208,23 @@ class Engine:
 
     async def _others_registered(self) -> bool:
         return any(row.id != self.instance.id for row in await self.storage.instances())
+
+    async def check_shards(self, rows: list[InstanceRow] | None = None) -> list[str]:
+        """Check the live instances' Discord shard settings together (`bot.shards`)
+        when this one runs Discord, and log what changed: each new problem a
+        warning, once; their end, once. Returns the problems found."""
+        if self.instance.discord is None:
+            return []
+        if rows is None:
+            rows = await self.storage.instances()
+        found = shards.problems(rows, self.clock.now(), self.settings.lease_seconds)
+        for problem in found:
+            if problem not in self.shard_warnings:
+                log.warning("discord shard settings: %s", problem)
+        if self.shard_warnings and not found:
+            log.info("discord shard settings: the instances agree now")
+        self.shard_warnings = found
+        return found
 
     async def take_over_arbitrations(self) -> None:
         """Run the arbitrations no live lease holds (their instance died or
@@ -597,7 +632,9 @@ class Engine:
     async def tick(self) -> None:
         try:
             if await self.instance.heartbeat():
-                self.channels.share(await self._others_registered())
+                rows = await self.storage.instances()
+                self.channels.share(any(row.id != self.instance.id for row in rows))
+                await self.check_shards(rows)
                 await self.take_over_arbitrations()
             await self.close_turns()
             now = self.clock.now()

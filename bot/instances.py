@@ -1,8 +1,9 @@
 """This process as one of several instances sharing a database.
 
 `tribunal run` registers a random instance id at start (host, pid, start
-time), renews `last_seen` from `tick()` every few seconds and removes itself
-on a clean stop, releasing its outbox claims. An instance whose `last_seen`
+time, and its Discord shard settings when it runs Discord), renews
+`last_seen` from `tick()` every few seconds and removes itself on a clean
+stop, releasing its outbox claims. An instance whose `last_seen`
 is older than `TRIBUNAL_LEASE_SECONDS` counts as dead (`tribunal status`).
 At registration, instances of this host whose process is gone (a crash) are
 removed at once, so their claims do not wait for the lease to run out.
@@ -19,7 +20,7 @@ import uuid
 from datetime import datetime, timedelta
 
 from bot.clock import Clock
-from storage.base import InstanceRow, Storage
+from storage.base import DiscordShards, InstanceRow, Storage
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +42,12 @@ def _process_exists(pid: int) -> bool:
 
 
 class Instance:
-    def __init__(self, storage: Storage, clock: Clock, lease_seconds: float) -> None:
+    def __init__(self, storage: Storage, clock: Clock, lease_seconds: float,
+                 discord: DiscordShards | None = None) -> None:
+        """`discord`: this process's Discord shard settings when it runs Discord,
+        registered with it for the other instances to check (`bot.shards`)."""
         self.storage = storage
+        self.discord = discord
         self.clock = clock
         self.id = uuid.uuid4().hex
         self.host = socket.gethostname()
@@ -55,7 +60,7 @@ class Instance:
 
     def _row(self, now: datetime) -> InstanceRow:
         return InstanceRow(id=self.id, host=self.host, pid=self.pid,
-                           started_at=self.started_at, last_seen=now)
+                           started_at=self.started_at, last_seen=now, discord=self.discord)
 
     async def register(self) -> None:
         now = self.clock.now()

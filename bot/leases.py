@@ -32,11 +32,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Lease:
-    """A lease this instance holds: its name, token and end."""
+    """A lease this instance holds: its name, token and end. `left`: what an
+    earlier holder recorded doing and did not finish (`record`), if anything."""
 
     name: str
     fence: int
     until: datetime
+    left: str | None = None
 
 
 def is_live(row: LeaseRow, now: datetime, registered: set[str]) -> bool:
@@ -70,7 +72,7 @@ class NamedLeases:
             row = await tx.claim_lease(name, self.instance_id, now, now + self.lease)
         if row is None or row.lease_until is None:
             return None
-        return Lease(name, row.fence, row.lease_until)
+        return Lease(name, row.fence, row.lease_until, row.work)
 
     async def renew(self, lease: Lease) -> Lease | None:
         """The lease extended by one lease time, or None when it is no longer
@@ -78,12 +80,25 @@ class NamedLeases:
         until = self.clock.now() + self.lease
         async with self.storage.transaction() as tx:
             kept = await tx.renew_lease(lease.name, self.instance_id, lease.fence, until)
-        return Lease(lease.name, lease.fence, until) if kept else None
+        return Lease(lease.name, lease.fence, until, lease.left) if kept else None
 
-    async def release(self, lease: Lease) -> None:
-        """Give the lease up now (nothing happens if it was taken over since)."""
+    async def record(self, lease: Lease, work: str) -> bool:
+        """Write down what this instance is doing under the lease, for whoever
+        takes it over unfinished; False when the lease is no longer this
+        instance's (nothing written: the write carries the token)."""
         async with self.storage.transaction() as tx:
-            await tx.release_lease(lease.name, self.instance_id, lease.fence)
+            return await tx.set_lease_work(lease.name, self.instance_id, lease.fence, work)
+
+    async def release(self, lease: Lease, *, finished: bool = False) -> None:
+        """Give the lease up now (nothing happens if it was taken over since);
+        `finished`: its work is done, so nobody waiting for it takes it over."""
+        async with self.storage.transaction() as tx:
+            await tx.release_lease(lease.name, self.instance_id, lease.fence, finished=finished)
+
+    async def finished(self, name: str) -> bool:
+        """Whether the latest claim of the lease was released with its work done."""
+        rows = [row for row in await self.storage.leases(name) if row.name == name]
+        return bool(rows) and rows[0].finished == rows[0].fence > 0
 
     async def holders(self, prefix: str) -> dict[str, str]:
         """name -> holding instance, for the live leases whose name starts with

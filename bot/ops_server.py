@@ -8,7 +8,10 @@ ingress that Slack's events come in by.
 
 `/healthz` answers 200 when the database answers a read within
 `DB_CHECK_TIMEOUT` and every platform of this process is connected, 503
-otherwise; the JSON body says which part is failing.
+otherwise; the JSON body says which part is failing. Problems of the
+instances sharing the database taken together (Discord shard settings that
+disagree: `bot.shards`) are listed under `warnings` when there are some; they
+do not make this instance unhealthy (restarting it would not help).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot import metrics
+from bot import metrics, shards
+from bot.clock import SystemClock
 from bot.config import Settings
 from storage.base import Storage
 
@@ -39,9 +43,11 @@ class OpsServerError(RuntimeError):
 
 
 class OpsServer:
-    def __init__(self, storage: Storage, runners: Sequence[PlatformRunner] = ()) -> None:
+    def __init__(self, storage: Storage, runners: Sequence[PlatformRunner] = (), *,
+                 lease_seconds: float = 30.0) -> None:
         self.storage = storage
         self.runners = list(runners)
+        self.lease_seconds = lease_seconds  # TRIBUNAL_LEASE_SECONDS: who is alive
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -69,11 +75,20 @@ class OpsServer:
                 entry["stopped"] = runner.failure
             platforms[runner.platform] = entry
         healthy = bool(database["ok"]) and all(p["connected"] for p in platforms.values())
-        return healthy, {
+        report: dict[str, Any] = {
             "status": "ok" if healthy else "unhealthy",
             "database": database,
             "platforms": platforms,
         }
+        if database["ok"]:
+            try:
+                rows = await asyncio.wait_for(self.storage.instances(), DB_CHECK_TIMEOUT)
+                warnings = shards.problems(rows, SystemClock().now(), self.lease_seconds)
+            except Exception as exc:  # the database answered just before: say, go on
+                warnings = [f"instances not read: {type(exc).__name__}: {exc}"[:300]]
+            if warnings:
+                report["warnings"] = warnings
+        return healthy, report
 
     async def _healthz(self, request: web.Request) -> web.Response:
         from aiohttp import web
@@ -130,6 +145,6 @@ async def start_ops_server(
     """
     if settings.metrics_port is None:
         return None
-    server = OpsServer(storage, runners)
+    server = OpsServer(storage, runners, lease_seconds=settings.lease_seconds)
     await server.start(settings.metrics_host, settings.metrics_port)
     return server

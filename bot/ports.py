@@ -140,8 +140,18 @@ class Leases(Protocol):
         """The lease extended, or None when it is no longer this instance's."""
         ...
 
-    async def release(self, lease: Lease) -> None:
-        """Give it up now, for another instance to claim."""
+    async def record(self, lease: Lease, work: str) -> bool:
+        """Write down what this instance does under the lease (fenced), for
+        whoever takes it over unfinished (`Lease.left`)."""
+        ...
+
+    async def release(self, lease: Lease, *, finished: bool = False) -> None:
+        """Give it up now, for another instance to claim (`finished`: its work
+        is done; nobody waiting for it takes it over)."""
+        ...
+
+    async def finished(self, name: str) -> bool:
+        """Whether the latest claim of the lease was released with its work done."""
         ...
 
     async def holders(self, prefix: str) -> dict[str, str]:

@@ -2,7 +2,10 @@
 
 Read-only apart from opening the database (which applies pending
 migrations, as every command does): the instances and whether each is
-alive (its `last_seen` within `TRIBUNAL_LEASE_SECONDS`), the rooms and how
+alive (its `last_seen` within `TRIBUNAL_LEASE_SECONDS`) with its Discord
+shard settings, warnings about those settings taken together (`bot.shards`),
+the named leases (who holds Discord's gateway or each shard, and each
+catch-up, until when; `bot.leases`), the rooms and how
 many have an open task, each room's open findings (its stored ledger:
 `open` or `contested`), the escalations waiting for a human and the last
 arbitrations.
@@ -15,9 +18,11 @@ import logging
 from datetime import datetime
 from typing import Any
 
+from bot import shards
 from bot.instances import is_alive
+from bot.leases import is_live
 from bot.state import RoomState
-from storage.base import Storage
+from storage.base import DiscordShards, InstanceRow, Storage
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +35,14 @@ def _iso(value: datetime | None) -> str | None:
 
 async def collect(storage: Storage, now: datetime, lease_seconds: float) -> dict[str, Any]:
     """The status as one JSON-able object."""
+    rows = await storage.instances()
     instances = [
         {"id": row.id, "host": row.host, "pid": row.pid, "started_at": _iso(row.started_at),
-         "last_seen": _iso(row.last_seen), "alive": is_alive(row, now, lease_seconds)}
-        for row in await storage.instances()
+         "last_seen": _iso(row.last_seen), "alive": is_alive(row, now, lease_seconds),
+         "discord": None if row.discord is None else row.discord.model_dump()}
+        for row in rows
     ]
+    leases = await _leases(storage, rows, now)
     rooms = 0
     open_tasks = 0
     findings: list[dict[str, Any]] = []
@@ -67,11 +75,50 @@ async def collect(storage: Storage, now: datetime, lease_seconds: float) -> dict
     return {
         "instances_alive": sum(1 for i in instances if i["alive"]),
         "instances": instances,
+        "warnings": shards.problems(rows, now, lease_seconds),
+        "leases": leases,
         "rooms": {"count": rooms, "open_task": open_tasks},
         "open_findings": findings,
         "pending_escalations": escalations,
         "arbitrations": arbitrations,
     }
+
+
+async def _leases(storage: Storage, rows: list[InstanceRow],
+                  now: datetime) -> list[dict[str, Any]]:
+    """Every named lease: `held` (by a registered instance, not run out),
+    `ran out` (its holder stopped renewing it, or is no longer registered: the
+    next claim takes it) or `free` (released); `finished`: its latest claim
+    was released with its work done (a catch-up)."""
+    instances = {row.id: row for row in rows}
+    out = []
+    for row in await storage.leases():
+        holder = instances.get(row.holder) if row.holder is not None else None
+        state = ("held" if is_live(row, now, set(instances))
+                 else "free" if row.holder is None else "ran out")
+        out.append({
+            "name": row.name, "state": state, "holder": row.holder,
+            "host": holder.host if holder else None, "pid": holder.pid if holder else None,
+            "until": _iso(row.lease_until),
+            "seconds_left": None if row.lease_until is None
+            else round((row.lease_until - now).total_seconds(), 1),
+            "token": row.fence, "finished": row.fence > 0 and row.finished == row.fence,
+        })
+    return out
+
+
+def _lease_line(lease: dict[str, Any]) -> str:
+    token = f"token {lease['token']}"
+    if lease["state"] == "free":
+        done = ", finished" if lease["finished"] else ""
+        return f"  {lease['name']}  free ({token}{done})"
+    who = lease["holder"] if lease["host"] is None else (
+        f"{lease['holder']} ({lease['host']} pid {lease['pid']})")
+    if lease["state"] == "held":
+        return (f"  {lease['name']}  held by {who} until {lease['until']} "
+                f"({lease['seconds_left']:g} s left, {token})")
+    gone = "" if lease["host"] is not None else ", no longer registered"
+    return f"  {lease['name']}  ran out: {who}{gone}, until {lease['until']} ({token})"
 
 
 def as_json(status: dict[str, Any]) -> str:
@@ -82,8 +129,15 @@ def as_text(status: dict[str, Any]) -> str:
     lines = [f"instances alive: {status['instances_alive']} of {len(status['instances'])}"]
     for i in status["instances"]:
         state = "alive" if i["alive"] else "dead"
-        lines.append(f"  {i['id']}  {i['host']} pid {i['pid']}  {state}, "
-                     f"last seen {i['last_seen']}")
+        line = f"  {i['id']}  {i['host']} pid {i['pid']}  {state}, last seen {i['last_seen']}"
+        if i["discord"] is not None:
+            line += f", {shards.settings_of(DiscordShards.model_validate(i['discord']))}"
+        lines.append(line)
+    for warning in status["warnings"]:
+        lines.append(f"warning: {warning}")
+    held = sum(1 for lease in status["leases"] if lease["state"] == "held")
+    lines.append(f"leases: {len(status['leases'])} ({held} held)")
+    lines.extend(_lease_line(lease) for lease in status["leases"])
     rooms = status["rooms"]
     lines.append(f"rooms: {rooms['count']} ({rooms['open_task']} with an open task)")
     count = sum(len(r["findings"]) for r in status["open_findings"])

@@ -22,12 +22,13 @@ tests/storage/test_storage_contract.py run against every backend.
 from __future__ import annotations
 
 import abc
+import json
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 
 class DatabaseUnusable(RuntimeError):
@@ -163,6 +164,15 @@ class OutboxRow(BaseModel):
     taken_from: str | None = None
 
 
+class DiscordShards(BaseModel):
+    """An instance's Discord shard settings (migration 010), for the others to
+    check theirs against: `shard_count` None is one unsharded connection;
+    `shard_ids` empty is every shard (alone) or a share by lease."""
+
+    shard_count: int | None = None
+    shard_ids: list[int] = Field(default_factory=list)
+
+
 class InstanceRow(BaseModel):
     """A `tribunal run` process sharing the database (migration 006)."""
 
@@ -171,6 +181,12 @@ class InstanceRow(BaseModel):
     pid: int
     started_at: datetime
     last_seen: datetime  # its latest heartbeat
+    discord: DiscordShards | None = None  # None: it does not run Discord
+
+    @field_validator("discord", mode="before")
+    @classmethod
+    def _stored(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class LeaseRow(BaseModel):
@@ -182,6 +198,12 @@ class LeaseRow(BaseModel):
     holder: str | None = None  # None: released (or never claimed)
     lease_until: datetime | None = None
     fence: int = 0
+    # What the holder is doing, for whoever takes it over unfinished (migration
+    # 010; a catch-up's plan as JSON text); cleared when it is finished.
+    work: str | None = None
+    # The token of the claim whose holder released it having finished its work
+    # (0: none did). `finished == fence`: the latest claim did.
+    finished: int = 0
 
 
 class AuditRow(BaseModel):
@@ -329,11 +351,21 @@ class Transaction(abc.ABC):
         the lease was released (another instance may have claimed it since)."""
 
     @abc.abstractmethod
-    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+    async def release_lease(
+        self, name: str, instance_id: str, fence: int, *, finished: bool = False
+    ) -> bool:
         """Give the lease up at once (a clean stop, or a rebalance), so another
         instance need not wait for it to run out; False, and nothing changed,
         when `fence` is no longer current. The token stays: the next claim gets
-        a newer one."""
+        a newer one. `finished`: the work it held is done (`LeaseRow.finished`
+        becomes this token and `work` is cleared), so nobody waiting for it
+        takes it over."""
+
+    @abc.abstractmethod
+    async def set_lease_work(self, name: str, instance_id: str, fence: int, work: str) -> bool:
+        """Record what the holder is doing (`LeaseRow.work`), for whoever takes it
+        over unfinished; False, and nothing changed, when `fence` is no longer
+        current (a fenced write)."""
 
     @abc.abstractmethod
     async def create_escalation(self, row: EscalationRow) -> None:
@@ -424,7 +456,8 @@ class Transaction(abc.ABC):
 
     @abc.abstractmethod
     async def save_instance(self, row: InstanceRow) -> None:
-        """Register an instance, or renew its `last_seen` (a heartbeat)."""
+        """Register an instance, or renew its `last_seen` (a heartbeat); its
+        Discord shard settings are stored with it."""
 
     @abc.abstractmethod
     async def remove_instance(self, instance_id: str) -> None:

@@ -27,7 +27,13 @@ from storage.base import (
     RoomTransaction,
     Transaction,
 )
-from storage.sqlite_writes import CLAIMABLE, LEASE_CLAIMABLE, arbitration, dump
+from storage.sqlite_writes import (
+    CLAIMABLE,
+    LEASE_CLAIMABLE,
+    arbitration,
+    dump,
+    instance_discord,
+)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -209,11 +215,22 @@ class PostgresTransaction(Transaction):
         )
         return _rows_changed(str(status)) == 1
 
-    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+    async def release_lease(
+        self, name: str, instance_id: str, fence: int, *, finished: bool = False
+    ) -> bool:
         status = await self.conn.execute(
-            "UPDATE leases SET holder = NULL, lease_until = NULL"
+            "UPDATE leases SET holder = NULL, lease_until = NULL,"
+            " finished = CASE WHEN $4 THEN fence ELSE finished END,"
+            " work = CASE WHEN $4 THEN NULL ELSE work END"
             " WHERE name = $1 AND holder = $2 AND fence = $3",
-            name, instance_id, fence,
+            name, instance_id, fence, finished,
+        )
+        return _rows_changed(str(status)) == 1
+
+    async def set_lease_work(self, name: str, instance_id: str, fence: int, work: str) -> bool:
+        status = await self.conn.execute(
+            "UPDATE leases SET work = $1 WHERE name = $2 AND holder = $3 AND fence = $4",
+            work, name, instance_id, fence,
         )
         return _rows_changed(str(status)) == 1
 
@@ -330,10 +347,12 @@ class PostgresTransaction(Transaction):
 
     async def save_instance(self, row: InstanceRow) -> None:
         await self.conn.execute(
-            "INSERT INTO instances (id, host, pid, started_at, last_seen)"
-            " VALUES ($1, $2, $3, $4, $5)"
-            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
+            "INSERT INTO instances (id, host, pid, started_at, last_seen, discord)"
+            " VALUES ($1, $2, $3, $4, $5, $6)"
+            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,"
+            " discord = excluded.discord",
             row.id, row.host, row.pid, row.started_at.isoformat(), row.last_seen.isoformat(),
+            instance_discord(row),
         )
 
     async def remove_instance(self, instance_id: str) -> None:

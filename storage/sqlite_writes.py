@@ -222,11 +222,22 @@ class SqliteTransaction(Transaction):
         )
         return cursor.rowcount == 1
 
-    async def release_lease(self, name: str, instance_id: str, fence: int) -> bool:
+    async def release_lease(
+        self, name: str, instance_id: str, fence: int, *, finished: bool = False
+    ) -> bool:
         cursor = await self.db.execute(
-            "UPDATE leases SET holder = NULL, lease_until = NULL"
+            "UPDATE leases SET holder = NULL, lease_until = NULL,"
+            " finished = CASE WHEN ? THEN fence ELSE finished END,"
+            " work = CASE WHEN ? THEN NULL ELSE work END"
             " WHERE name = ? AND holder = ? AND fence = ?",
-            (name, instance_id, fence),
+            (1 if finished else 0, 1 if finished else 0, name, instance_id, fence),
+        )
+        return cursor.rowcount == 1
+
+    async def set_lease_work(self, name: str, instance_id: str, fence: int, work: str) -> bool:
+        cursor = await self.db.execute(
+            "UPDATE leases SET work = ? WHERE name = ? AND holder = ? AND fence = ?",
+            (work, name, instance_id, fence),
         )
         return cursor.rowcount == 1
 
@@ -333,9 +344,12 @@ class SqliteTransaction(Transaction):
 
     async def save_instance(self, row: InstanceRow) -> None:
         await self.db.execute(
-            "INSERT INTO instances (id, host, pid, started_at, last_seen) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen",
-            (row.id, row.host, row.pid, row.started_at.isoformat(), row.last_seen.isoformat()),
+            "INSERT INTO instances (id, host, pid, started_at, last_seen, discord)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (id) DO UPDATE SET last_seen = excluded.last_seen,"
+            " discord = excluded.discord",
+            (row.id, row.host, row.pid, row.started_at.isoformat(), row.last_seen.isoformat(),
+             instance_discord(row)),
         )
 
     async def remove_instance(self, instance_id: str) -> None:
@@ -411,3 +425,8 @@ class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
             (self.room_id,),
         )
         return [MessageRow.model_validate(load_row(r)) for r in rows]
+
+
+def instance_discord(row: InstanceRow) -> str | None:
+    """The `instances.discord` column: the shard settings as JSON text, or NULL."""
+    return None if row.discord is None else row.discord.model_dump_json()

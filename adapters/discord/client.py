@@ -25,10 +25,11 @@ import discord
 from discord import app_commands
 
 from adapters.discord import translate
-from adapters.discord.catchup import DiscordCatchUp
+from adapters.discord.catchup import DiscordCatchUp, lease_names
 from adapters.discord.commands import build_group
 from adapters.discord.components import EscalationButton
 from adapters.discord.transport import DiscordTransport
+from bot.catchup_leases import LeasedCatchUp
 from bot.lru import LRU
 from bot.models import IncomingMessage
 from bot.ports import Applying, Core
@@ -75,6 +76,9 @@ class TribunalClient(discord.Client):
         self._channel_locks: dict[int, list[Any]] = {}  # channel id -> [lock, users]
         self._catch_up: asyncio.Task[None] | None = None
         self._catch_up_again = False
+        # Catch-up leases (several instances: the adapter sets them when it
+        # holds the gateway by lease); without them, every catch-up runs.
+        self.catch_ups = LeasedCatchUp(None)
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(EscalationButton)
@@ -101,11 +105,18 @@ class TribunalClient(discord.Client):
         while True:
             self._catch_up_again = False
             try:
-                await DiscordCatchUp(self.core, self).run()
+                await self._catch_up_once(list(lease_names(self)))
+                # Shards whose catch-up another instance holds: done by it, or
+                # taken over here if it stops unfinished (looked at every beat).
+                await self.catch_ups.wait_owed(
+                    self._catch_up_once, lambda: self._catch_up_again or self.is_closed())
             except Exception:  # never takes the adapter down; the next READY tries again
                 log.exception("discord: catch-up failed")
             if not self._catch_up_again or self.is_closed():
                 return
+
+    async def _catch_up_once(self, names: list[str]) -> None:
+        await self.catch_ups.run(names, DiscordCatchUp(self.core, self).run)
 
     async def close(self) -> None:
         if self._catch_up is not None:

@@ -12,10 +12,12 @@ that holds none stays logged in over REST, which discord.py serves without a
 gateway connection, so the outbox posts through any instance. When the leases
 change (taken over, lost, rebalanced) the client is closed and a new one logs
 in and connects what is held now; its READY starts a catch-up of the rooms of
-its guilds (`catchup.py`). `.transport` exists before `start()` so the engine can
-register it first. A refused token or intent raises `PlatformFatal` (the
-platform stops for good); anything else may be retried: `start()` may be called
-again after `stop()`, with a new client (read `.transport` at each use).
+its guilds (`catchup.py`), held by the catch-up leases of what it connects
+(`catchup:discord`, or `catchup:discord:<k>` per shard). `.transport` exists
+before `start()` so the engine can register it first. A refused token or
+intent raises `PlatformFatal` (the platform stops for good); anything else may
+be retried: `start()` may be called again after `stop()`, with a new client
+(read `.transport` at each use).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from discord.http import Route
 from adapters.discord.client import TribunalClient, TribunalShardedClient
 from adapters.discord.gateway import GatewayLeases, Plan
 from adapters.discord.transport import DiscordTransport
+from bot.catchup_leases import LeasedCatchUp
 from bot.config import Settings
 from bot.ports import Core, PlatformFatal, SharesLeases
 
@@ -100,12 +103,18 @@ class DiscordAdapter:
         """A client for the plan: sharded when it names shards, else plain (a
         client that never connects, for REST only, is plain too)."""
         language = self.settings.language
+        client: TribunalClient
         if plan is None or plan.shard_count is None:
-            return TribunalClient(self.engine, language=language, **self._client_options)
-        shard_ids = None if plan.shard_ids is None else list(plan.shard_ids)
-        return TribunalShardedClient(self.engine, language=language,
-                                     shard_count=plan.shard_count, shard_ids=shard_ids,
-                                     **self._client_options)
+            client = TribunalClient(self.engine, language=language, **self._client_options)
+        else:
+            shard_ids = None if plan.shard_ids is None else list(plan.shard_ids)
+            client = TribunalShardedClient(self.engine, language=language,
+                                           shard_count=plan.shard_count, shard_ids=shard_ids,
+                                           **self._client_options)
+        if self.gateway is not None:
+            # What the gateway's leases connect is caught up under leases too.
+            client.catch_ups = LeasedCatchUp(self.gateway.leases)
+        return client
 
     async def start(self, *, ready_within: float = 60.0) -> None:
         """Log in, connect in the background, return once READY (or raise why not).

@@ -13,6 +13,10 @@ goes through the transport's pacer at the method's tier (Tier 3), so a long
 outage does not turn into a 429 storm. The core stores what is new
 (deduplicated by room and message id) and applies it in ts order, before
 the room's live messages.
+
+On a database several instances share, the catch-up is held by the lease
+`catchup:slack` (`bot.catchup_leases`): one instance reads, the others do
+not repeat it, and every history call first checks the lease is still held.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from typing import Any
 from adapters.slack import translate
 from adapters.slack.transport import SlackTransport
 from bot.catchup import RoomMark
+from bot.catchup_leases import CatchUpRun
 from bot.models import IncomingMessage, RoomKey
 from bot.ports import Core, TransportError
 
 log = logging.getLogger("tribunal.slack")
 
+LEASE = "catchup:slack"  # the lease of Slack's catch-up, on a shared database
 PAGE = 200  # messages a call (Slack's recommended page size is at most 200)
 MAX_PAGES = 50  # per channel or thread: an outage longer than this is cut, and logged
 
@@ -41,10 +47,15 @@ class SlackCatchUp:
         self.core = core
         self.transport = transport
         self.identity = identity
+        self.lease = CatchUpRun([LEASE])  # unleased until `run` is given one
 
-    async def run(self) -> int:
-        """Catch every watched channel up; returns how many messages were new."""
-        plan = await self.core.catch_up_plan(translate.PLATFORM)
+    async def run(self, lease: CatchUpRun | None = None) -> int:
+        """Catch every watched channel up; returns how many messages were new.
+        Held by `lease` (on a shared database), it stops with `CatchUpLost` at
+        the first read after the lease was lost."""
+        if lease is not None:
+            self.lease = lease
+        plan = await self.lease.plan(await self.core.catch_up_plan(translate.PLATFORM))
         queue = _RoomQueue()
         for mark in plan.rooms:
             if mark.room.thread:
@@ -69,6 +80,8 @@ class SlackCatchUp:
             await histories  # its failure, if any, is the caller's
         finally:
             histories.cancel()
+            if histories.done() and not histories.cancelled():
+                histories.exception()  # retrieved: raised above, or `CatchUpLost` first
         log.info("slack catch-up done: %d room(s) read, %d missed message(s)", read, new)
         return new
 
@@ -107,6 +120,7 @@ class SlackCatchUp:
             kwargs = {"channel": room.channel, "limit": PAGE, **args}
             if cursor:
                 kwargs["cursor"] = cursor
+            self.lease.check(LEASE)  # fencing: no read once the lease is another's
             response = await self.transport.read(method, room, kwargs)
             for item in response.get("messages") or []:
                 if isinstance(item, dict):

@@ -7,6 +7,12 @@ interactivity and slash commands) with aiohttp on `settings.http_port`.
 
 A refused token raises `SlackStartError` (the platform stops for good); a
 network failure raises anything else, and `tribunal run` tries again later.
+
+Each start (and a Socket Mode link that comes back) catches up in the
+background; on a shared database the catch-up is held by a lease
+(`bot.catchup_leases`), so of instances starting together one reads Slack's
+history, and one that found it held takes it over if its holder dies or
+stops before it finished.
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
 from adapters.slack.app import Inbound, build_app, dispatch_http
+from adapters.slack.catchup import LEASE as CATCH_UP_LEASE
 from adapters.slack.catchup import SlackCatchUp
 from adapters.slack.translate import Identity
 from adapters.slack.transport import SlackTransport, error_code, make_client
+from bot.catchup_leases import LeasedCatchUp
 from bot.config import Settings
-from bot.ports import Core, PlatformFatal, SharesPacing
+from bot.ports import Core, PlatformFatal, SharesLeases, SharesPacing
 
 if TYPE_CHECKING:  # Socket Mode's modules load only when Socket Mode is used
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -94,6 +102,10 @@ class SlackAdapter:
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
         self._catch_up: asyncio.Task[None] | None = None
+        self._catch_up_again = False
+        # Several instances on a shared database: one of them catches up.
+        self.catch_ups = LeasedCatchUp(engine.leases if isinstance(engine, SharesLeases)
+                                       else None)
 
     async def start(self) -> None:
         identity = await self._whoami()
@@ -142,18 +154,37 @@ class SlackAdapter:
 
     def start_catch_up(self) -> None:
         """Read what was missed, in the background: live events are served
-        meanwhile (the core holds a room being caught up, not the others)."""
-        if self.inbound is None or (self._catch_up is not None and not self._catch_up.done()):
+        meanwhile (the core holds a room being caught up, not the others).
+        One at a time; a trigger while this instance waits for another's
+        catch-up (it holds the lease) asks for one of its own after."""
+        if self.inbound is None:
             return
-        catch_up = SlackCatchUp(self.engine, self.transport, self.inbound.identity)
-        self._catch_up = asyncio.create_task(self._run_catch_up(catch_up),
+        if self._catch_up is not None and not self._catch_up.done():
+            if self.catch_ups.owed:
+                self._catch_up_again = True
+            return
+        self._catch_up = asyncio.create_task(self._run_catch_up(),
                                              name="tribunal-slack-catch-up")
 
-    async def _run_catch_up(self, catch_up: SlackCatchUp) -> None:
-        try:
-            await catch_up.run()
-        except Exception:  # never takes the adapter down; the next start tries again
-            log.exception("slack: catch-up failed")
+    async def _run_catch_up(self) -> None:
+        while self.inbound is not None:
+            self._catch_up_again = False
+            try:
+                await self._catch_up_once([CATCH_UP_LEASE])
+                # Held by another instance: done by it, or taken over here if it
+                # stops unfinished (looked at every beat).
+                await self.catch_ups.wait_owed(self._catch_up_once,
+                                               lambda: self._catch_up_again)
+            except Exception:  # never takes the adapter down; the next start tries again
+                log.exception("slack: catch-up failed")
+                return
+            if not self._catch_up_again:
+                return
+
+    async def _catch_up_once(self, names: list[str]) -> None:
+        assert self.inbound is not None
+        catch_up = SlackCatchUp(self.engine, self.transport, self.inbound.identity)
+        await self.catch_ups.run(names, catch_up.run)
 
     def web_app(self) -> web.Application:
         """aiohttp app: POST /slack/events (signature checked by bolt), GET /healthz."""

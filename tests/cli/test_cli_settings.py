@@ -111,3 +111,22 @@ def test_bad_values_stored_by_an_older_release_fall_back_to_defaults(tmp_path: P
     assert "max_rounds" in result.stderr and "similarity_threshold" in result.stderr
     # The defaults (stall threshold 2, max rounds 6) give the run its usual deadlock.
     assert events(result.stdout)[0]["trigger"] == "no_progress"
+
+
+@pytest.mark.parametrize(("ids", "said"), [
+    ("1,4", "TRIBUNAL_DISCORD_SHARD_IDS=1,4: shard 4 is not below "
+            "TRIBUNAL_DISCORD_SHARD_COUNT=4 (its shards are 0 to 3)"),
+    ("2,2,0", "TRIBUNAL_DISCORD_SHARD_IDS=2,2,0: shard 2 is named twice"),
+    ("5,9,1,1", "TRIBUNAL_DISCORD_SHARD_IDS=5,9,1,1: shards 5, 9 are not below "
+                "TRIBUNAL_DISCORD_SHARD_COUNT=4 (its shards are 0 to 3); shard 1 is named "
+                "twice"),
+])
+def test_shard_ids_impossible_on_their_own_stop_the_start_saying_which(
+    tmp_path: Path, ids: str, said: str
+) -> None:
+    result = tribunal("run", db=tmp_path / "s.db", env={
+        "DISCORD_BOT_TOKEN": "d", "TRIBUNAL_DISCORD_SHARD_COUNT": "4",
+        "TRIBUNAL_DISCORD_SHARD_IDS": ids})
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "s.db").exists()  # stopped before touching anything

@@ -16,7 +16,7 @@ from bot.clock import SystemClock
 from bot.ledger import Finding, FindingStatus
 from bot.state import RoomState
 from storage.backends import storage_for
-from storage.base import EscalationRow, InstanceRow, Storage
+from storage.base import DiscordShards, EscalationRow, InstanceRow, Storage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,3 +112,103 @@ async def test_status_reports_instances_rooms_findings_escalations_arbitrations(
 async def test_status_of_an_unusable_database_says_why(tmp_path: Path) -> None:
     code, _, err = await status(str(tmp_path / "missing" / "x.db"))
     assert code == 2 and "does not exist" in err
+
+
+async def test_status_shows_discord_shard_settings_and_warns_where_they_disagree(
+    database: str,
+) -> None:
+    store = storage_for(database)
+    await store.open()
+    try:
+        now = SystemClock().now()
+        async with store.transaction() as tx:
+            for name, shards in (("fixed", DiscordShards(shard_count=4, shard_ids=[0, 1])),
+                                 ("leased", DiscordShards(shard_count=4)),
+                                 ("slack", None)):
+                await tx.save_instance(InstanceRow(id=name, host="h1", pid=10, started_at=now,
+                                                   last_seen=now, discord=shards))
+    finally:
+        await store.close()
+
+    code, out, err = await status(database, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert {i["id"]: i["discord"] for i in report["instances"]} == {
+        "fixed": {"shard_count": 4, "shard_ids": [0, 1]},
+        "leased": {"shard_count": 4, "shard_ids": []}, "slack": None}
+    [warning] = report["warnings"]
+    assert warning.startswith("shards 0, 1 of 4 fixed by TRIBUNAL_DISCORD_SHARD_IDS on fixed")
+
+    code, text, err = await status(database)
+    assert code == 0, err
+    lines = text.splitlines()
+    assert any(line.startswith("  fixed  h1 pid 10  alive") and line.endswith(
+        ", Discord shards 0,1 of 4 (fixed)") for line in lines), text
+    assert any(line.startswith("  leased  ") and line.endswith(
+        ", Discord shards of 4 (all, or a share by lease)") for line in lines), text
+    assert any(line.startswith("  slack  ") and "Discord" not in line for line in lines), text
+    assert f"warning: {warning}" in lines
+
+
+async def test_status_shows_who_holds_each_lease_and_until_when(database: str) -> None:
+    store = storage_for(database)
+    await store.open()
+    now = SystemClock().now()
+    try:
+        async with store.transaction() as tx:
+            await tx.save_instance(InstanceRow(id="live", host="h1", pid=10, started_at=now,
+                                               last_seen=now, discord=DiscordShards()))
+            await tx.save_instance(InstanceRow(id="old", host="h2", pid=11, started_at=now,
+                                               last_seen=now))
+            # The gateway: claimed three times, held by "live" for a while yet.
+            for _ in range(3):
+                await tx.claim_lease("discord:gateway", "live", now, now + timedelta(seconds=25))
+            # A shard whose holder stopped renewing it a minute ago.
+            await tx.claim_lease("discord:shard:1", "old", now - timedelta(minutes=2),
+                                 now - timedelta(minutes=1))
+            # Slack's catch-up: done; a Discord catch-up held by an instance now gone.
+            slack = await tx.claim_lease("catchup:slack", "old", now, now + timedelta(seconds=30))
+            assert slack is not None
+            await tx.release_lease("catchup:slack", "old", slack.fence, finished=True)
+            await tx.claim_lease("catchup:discord", "gone", now, now + timedelta(seconds=30))
+    finally:
+        await store.close()
+
+    code, out, err = await status(database, "--json")
+    assert code == 0, err
+    leases = {lease["name"]: lease for lease in json.loads(out)["leases"]}
+    assert sorted(leases) == ["catchup:discord", "catchup:slack", "discord:gateway",
+                              "discord:shard:1"]
+    gateway = leases["discord:gateway"]
+    assert (gateway["state"], gateway["holder"], gateway["host"], gateway["pid"],
+            gateway["token"]) == ("held", "live", "h1", 10, 3)
+    assert gateway["until"] == (now + timedelta(seconds=25)).isoformat()
+    assert 0 < gateway["seconds_left"] <= 25
+    shard = leases["discord:shard:1"]
+    assert (shard["state"], shard["holder"], shard["pid"]) == ("ran out", "old", 11)
+    assert shard["seconds_left"] < -50
+    assert (leases["catchup:slack"]["state"], leases["catchup:slack"]["finished"],
+            leases["catchup:slack"]["holder"]) == ("free", True, None)
+    gone = leases["catchup:discord"]
+    assert (gone["state"], gone["holder"], gone["host"]) == ("ran out", "gone", None)
+
+    code, text, err = await status(database)
+    assert code == 0, err
+    lines = text.splitlines()
+    start = lines.index("leases: 4 (1 held)")
+    assert lines[start + 1:start + 5] == [
+        f"  catchup:discord  ran out: gone, no longer registered, until "
+        f"{gone['until']} (token 1)",
+        "  catchup:slack  free (token 1, finished)",
+        f"  discord:gateway  held by live (h1 pid 10) until {gateway['until']} "
+        f"({gateway_left(lines)} s left, token 3)",
+        f"  discord:shard:1  ran out: old (h2 pid 11), until {shard['until']} (token 1)",
+    ]
+
+
+def gateway_left(lines: list[str]) -> str:
+    """The seconds left as this run of `tribunal status` printed them."""
+    [line] = [line for line in lines if line.startswith("  discord:gateway  held by live")]
+    left = line.split("(")[-1].split(" s left")[0]
+    assert 0 < float(left) <= 25, line
+    return left

@@ -19,6 +19,7 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import discord_payloads as P
 import pytest
 from discord_helpers import RecordingCore, until
 
+from adapters.discord.catchup import LEASE as CATCH_UP_LEASE
 from adapters.discord.client import TribunalShardedClient
 from adapters.discord.gateway import GATEWAY_LEASE, GatewayLeases
 from adapters.discord.runner import DiscordAdapter
@@ -164,6 +166,13 @@ async def stored(node: Node, message_id: str) -> bool:
         await conn.close()
 
 
+async def catch_up_finished(node: Node, *, fence: int) -> bool:
+    """Whether the unsharded gateway's catch-up lease was released finished by
+    its `fence`-th claim."""
+    rows = await node.storage.leases(CATCH_UP_LEASE)
+    return [(r.holder, r.fence, r.finished) for r in rows] == [(None, fence, fence)]
+
+
 async def eventually(check: Callable[[], Any], within: float) -> None:
     deadline = time.monotonic() + within
     while not await check():
@@ -179,8 +188,11 @@ async def test_one_instance_holds_the_gateway_and_another_takes_over_and_catches
     b: Node = await nodes("b")
     assert a.connected() and not b.connected()
     assert fake_discord.sessions() == [None]  # one connection, unsharded
-    [lease] = await a.storage.leases()
+    [lease] = await a.storage.leases(GATEWAY_LEASE)
     assert (lease.name, lease.holder, lease.fence) == (GATEWAY_LEASE, a.id, 1)
+    # Its READY's catch-up was held by a lease too: claimed once, by it, and finished.
+    await eventually(lambda: catch_up_finished(a, fence=1), within=5)
+    assert {r.name for r in await a.storage.leases()} == {GATEWAY_LEASE, CATCH_UP_LEASE}
 
     # The standby posts over REST: discord.py needs no gateway for it.
     assert b.adapter.client.user is not None and b.adapter.client.ws is None
@@ -203,17 +215,19 @@ async def test_one_instance_holds_the_gateway_and_another_takes_over_and_catches
     took = time.monotonic() - crashed
     assert took <= LEASE + b.engine.leases.beat_seconds + 1.5, took  # type: ignore[union-attr]
     assert fake_discord.sessions() == [None]
-    [lease] = await b.storage.leases()
+    [lease] = await b.storage.leases(GATEWAY_LEASE)
     assert (lease.holder, lease.fence) == (b.id, 2)
-    # Caught up after READY: what was said while nobody listened is stored, once.
+    # Caught up after READY: what was said while nobody listened is stored, once,
+    # under the catch-up lease's next token.
     for message_id in missed:
         await eventually(lambda m=message_id: stored(b, m), within=5)
+    await eventually(lambda: catch_up_finished(b, fence=2), within=5)
     live = await fake_discord.say(message("그럼 샌드박스로 진행해 주세요."))
     await eventually(lambda: stored(b, live["id"]), within=5)
 
     # A clean stop gives the lease back at once.
     await b.stop()
-    [lease] = await a.storage.leases()
+    [lease] = await a.storage.leases(GATEWAY_LEASE)
     assert (lease.holder, lease.lease_until) == (None, None)
 
 
@@ -227,7 +241,7 @@ async def test_a_clean_stop_hands_the_gateway_over_within_a_beat(
     await until(b.connected, within=5)
     assert time.monotonic() - stopped < LEASE  # not waiting for the lease to run out
     assert fake_discord.sessions() == [None]
-    [lease] = await b.storage.leases()
+    [lease] = await b.storage.leases(GATEWAY_LEASE)
     assert (lease.holder, lease.fence) == (b.id, 2)
 
 
@@ -275,6 +289,16 @@ async def test_shards_are_shared_and_a_dead_instances_shards_are_taken_over(
     assert sorted(map(tuple, fake_discord.sessions())) == [(0, 2), (1, 2)]  # type: ignore[arg-type]
     await eventually(lambda: stored(alive, missed["id"]), within=5)
     assert {r.holder for r in await alive.storage.leases("discord:shard:")} == {alive.id}
+    # Each shard's catch-up was held by its own lease: the dead instance's shard
+    # was caught up again under a newer token by the one that took it over, and
+    # finished.
+    dead_shard = f"catchup:discord:{shards['a' if dead is a else 'b'][0]}"  # type: ignore[index]
+
+    async def caught_up_by_the_taker() -> bool:
+        [row] = await alive.storage.leases(dead_shard)
+        return row.holder is None and row.finished == row.fence >= 2
+
+    await eventually(caught_up_by_the_taker, within=5)
 
 
 async def test_shares_spread_over_three_instances(database: str) -> None:
@@ -382,3 +406,45 @@ def test_the_start_up_line_says_how_the_gateway_is_held(
         if database:
             overrides["database"] = database
         assert describe_platform(make_settings(**overrides), "discord") == line
+
+
+async def test_a_catch_up_whose_lease_is_taken_over_stops_reading(
+    fake_discord: FakeDiscord, nodes: Callable[..., Any], caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Fencing: the catch-up checks its lease before every history read; once
+    another instance holds it (here: one whose clock is an hour ahead, by which
+    the lease ran out), what it had not read yet is left to that one."""
+    a: Node = await nodes("a")
+    await eventually(lambda: catch_up_finished(a, fence=1), within=5)
+    # Two rooms with an open task, each with a reply said while nobody listened.
+    for channel in (P.THREAD, P.CHANNEL):
+        first = await fake_discord.say(message("결제 모듈 리팩터링 부탁해", channel=channel))
+        await eventually(lambda m=first["id"]: stored(a, m), within=5)
+    missed = [fake_discord.add_message(message("BLOCKED: 결제 API 키가 없습니다.", P.OWNER,
+                                               channel=channel))["id"]
+              for channel in (P.THREAD, P.CHANNEL)]
+    reads = lambda: fake_discord.find("GET", r"/channels/\d+/messages")  # noqa: E731
+    before = len(reads())
+    gate = fake_discord.hold("GET", r"/channels/\d+/messages")
+    a.adapter.client.start_catch_up()  # as after a RESUMED
+    await until(lambda: fake_discord.held, within=5)
+    [row] = await a.storage.leases(CATCH_UP_LEASE)
+    assert (row.holder, row.fence) == (a.id, 2)
+
+    # Another instance takes the catch-up's lease over.
+    later = SystemClock().now() + timedelta(hours=1)
+    async with a.storage.transaction() as tx:
+        await tx.save_instance(InstanceRow(id="thief", host="h", pid=1, started_at=later,
+                                           last_seen=later))
+        taken = await tx.claim_lease(CATCH_UP_LEASE, "thief", later, later + timedelta(hours=1))
+    assert taken is not None and taken.fence == 3
+    await until(lambda: f"catch-up {CATCH_UP_LEASE} stopped: its lease was taken over"
+                in caplog.text, within=LEASE * 2)
+    gate.set()  # the read in flight answers; nothing more is read
+
+    await asyncio.sleep(LEASE)
+    assert len(reads()) == before + 1
+    for message_id in missed:
+        assert not await stored(a, message_id)
+    [row] = await a.storage.leases(CATCH_UP_LEASE)
+    assert (row.holder, row.fence, row.finished) == ("thief", 3, 1)  # a released nothing

@@ -2,12 +2,15 @@
 Discord (REST and gateway in this test, over real HTTP and websocket): only
 the instance holding the lease `discord:gateway` connects to the gateway;
 SIGKILLed, the other connects within the lease time and catches up what
-was said while nobody listened; the room's deadlock gets one verdict.
+was said while nobody listened; the room's deadlock gets one verdict. And
+the holder killed in the middle of its catch-up: the other instance does it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import signal
 import sys
 import time
@@ -21,7 +24,7 @@ import pytest
 from discord_process import channel_config, run_env
 
 from tests.fakes.discord_api import FakeDiscord
-from tests.slack.test_slack_e2e_run import free_port, wait_until
+from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -33,8 +36,9 @@ class Run:
     """One `tribunal run` process, Discord only."""
 
     def __init__(self, n: int, fake: FakeDiscord, database: str, workdir: Path,
-                 http: aiohttp.ClientSession) -> None:
+                 http: aiohttp.ClientSession, **env: str) -> None:
         self.n = n
+        self.env = env
         self.fake = fake
         self.database = database
         self.workdir = workdir
@@ -45,7 +49,7 @@ class Run:
 
     async def start(self) -> None:
         env = run_env(self.fake, self.database, channel_config(self.workdir), self.port,
-                      TRIBUNAL_LEASE_SECONDS=str(LEASE))
+                      TRIBUNAL_LEASE_SECONDS=str(LEASE), **self.env)
         with self.log.open("wb") as log:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
@@ -178,3 +182,144 @@ async def test_the_gateway_is_held_by_one_instance_and_taken_over_when_it_dies(
         [lease] = await sql(postgres_database, "SELECT holder FROM leases"
                                                " WHERE name = 'discord:gateway'")
         assert lease["holder"] is None
+
+
+async def test_a_catch_up_cut_by_a_kill_is_done_by_the_instance_that_takes_over(
+    fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
+) -> None:
+    """The gateway's holder SIGKILLed while its catch-up waits for Discord: the
+    other instance takes the gateway over, and with it the catch-up's lease
+    (`catchup:discord`), and reads what was missed; stored once, judged once."""
+    async with aiohttp.ClientSession() as http:
+        seed = Run(0, fake_discord, postgres_database, tmp_path, http)
+        await seed.start()
+        try:
+            first = await fake_discord.say(P.message("결제 모듈 리팩터링 부탁해", author=P.ALICE))
+
+            async def seeded() -> bool:
+                return bool(await sql(postgres_database,
+                                      "SELECT seq FROM messages WHERE message_id = $1",
+                                      first["id"]))
+
+            await wait_until(seeded, "the first message stored")
+        finally:
+            await seed.stop()
+        missed = [fake_discord.add_message(P.message(text, author=who))["id"] for text, who in (
+            ("BLOCKED: 결제 API 키가 없어 진행할 수 없습니다.", P.OWNER),
+            ("키 없이도 샌드박스로 테스트할 수 있습니다.", P.REVIEWER))]
+        reads = lambda: fake_discord.find("GET", rf"/channels/{P.THREAD}/messages")  # noqa: E731
+        gate = fake_discord.hold("GET", rf"/channels/{P.THREAD}/messages")
+        holder = Run(1, fake_discord, postgres_database, tmp_path, http)
+        standby = Run(2, fake_discord, postgres_database, tmp_path, http)
+        try:
+            await holder.start()
+
+            async def reading() -> bool:
+                return bool(fake_discord.held)
+
+            await wait_until(reading, "the holder's catch-up reading")
+            await standby.start()
+            await asyncio.sleep(BEAT * 2)
+            assert len(reads()) == 1  # the standby neither connects nor catches up
+
+            async def lease() -> tuple[int | None, int, int]:
+                [row] = await sql(postgres_database,
+                                  "SELECT i.pid, l.fence, l.finished FROM leases l LEFT JOIN"
+                                  " instances i ON i.id = l.holder"
+                                  " WHERE l.name = 'catchup:discord'")
+                return row["pid"], row["fence"], row["finished"]
+
+            assert holder.proc is not None and await lease() == (holder.proc.pid, 2, 1)
+            # `tribunal status` says who holds the gateway and the catch-up, until when.
+            report = json.loads(await tribunal_status(postgres_database, "--json"))
+            leases = {lease["name"]: lease for lease in report["leases"]}
+            for name in ("discord:gateway", "catchup:discord"):
+                assert (leases[name]["state"], leases[name]["pid"]) == ("held", holder.proc.pid)
+                assert 0 < leases[name]["seconds_left"] <= LEASE
+            text = await tribunal_status(postgres_database)
+            assert f"  discord:gateway  held by {leases['discord:gateway']['holder']} (" in text
+
+            await holder.kill()
+            killed = time.monotonic()
+
+            async def caught_up() -> bool:
+                found = await sql(postgres_database,
+                                  "SELECT message_id FROM messages WHERE message_id = ANY($1)",
+                                  missed)
+                return len(found) == len(missed)
+
+            await wait_until(caught_up, "what was missed, read by the standby", within=LEASE * 3)
+            assert time.monotonic() - killed <= LEASE + 2 * BEAT + 3
+            assert len(reads()) == 2  # the holder's, cut short; the standby's
+
+            async def finished() -> bool:
+                return await lease() == (None, 3, 3)  # seed, holder, standby: it finished
+
+            await wait_until(finished, "the standby's catch-up finished")
+
+            async def decided() -> bool:
+                return bool(verdicts(fake_discord))
+
+            await wait_until(decided, "the verdict", within=20)
+            await asyncio.sleep(BEAT * 2)
+            assert len(verdicts(fake_discord)) == 1
+            rows = await sql(postgres_database, "SELECT role FROM messages ORDER BY seq")
+            assert [r["role"] for r in rows] == ["user", "owner", "reviewer"]  # each once
+        finally:
+            gate.set()
+            await holder.kill()
+            await standby.stop()
+
+
+async def tribunal_status(database: str, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "status", "--database", database, *args, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err
+    return out.decode()
+
+
+async def test_shard_ids_fixed_on_two_instances_are_warned_of_in_logs_health_and_status(
+    fake_discord: FakeDiscord, postgres_database: str, tmp_path: Path
+) -> None:
+    """Each instance alone is fine (shard 0 of 2); together they both connect
+    shard 0 and nobody runs shard 1. Both say so in their log and on /healthz
+    (which stays 200), and so does `tribunal status`."""
+    fixed = {"TRIBUNAL_DISCORD_SHARD_COUNT": "2", "TRIBUNAL_DISCORD_SHARD_IDS": "0"}
+    async with aiohttp.ClientSession() as http:
+        runs = [Run(n, fake_discord, postgres_database, tmp_path, http, **fixed)
+                for n in range(2)]
+        try:
+            for run in runs:
+                await run.start()
+            assert sorted(map(tuple, fake_discord.sessions())) == [(0, 2), (0, 2)]  # type: ignore[arg-type]
+            twice = "shard 0 of 2 is in TRIBUNAL_DISCORD_SHARD_IDS of 2 instances"
+            nobody = "shard 1 of 2 run on no instance"
+
+            async def warned() -> bool:
+                return all(twice in run.output() and nobody in run.output() for run in runs)
+
+            # The second at its start, the first at its next heartbeat.
+            await wait_until(warned, "the warnings in both logs", within=BEAT * 3)
+            for run in runs:
+                assert run.output().count(twice) == 1  # once, not at every beat
+                async with http.get(f"http://127.0.0.1:{run.port}/healthz") as r:
+                    assert r.status == 200
+                    health = await r.json()
+                assert [w.split(" (")[0] for w in health["warnings"]] == [
+                    f"{twice}", nobody]
+
+            text = await tribunal_status(postgres_database)
+            assert text.count("Discord shards 0 of 2 (fixed)") == 2, text
+            assert sum(line.startswith("warning: ") for line in text.splitlines()) == 2, text
+            assert f"warning: {twice}" in text and f"warning: {nobody}" in text
+        finally:
+            for run in runs:
+                try:
+                    await run.stop()
+                finally:
+                    await run.kill()

@@ -76,3 +76,48 @@ async def test_two_instances_never_send_the_same_post(stores: list[Storage]) -> 
     for engine in engines:
         await engine.instance.remove()
     assert await stores[1].instances() == []
+
+
+async def test_discord_shard_settings_that_disagree_are_logged_once_and_when_they_agree(
+    stores: list[Storage], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each instance registers its Discord shard settings; one running Discord
+    checks them against the others' at start and at every heartbeat, and logs
+    a problem once, when it appears, and its end."""
+    clock = ManualClock(T0)
+
+    def settings(**shards: object) -> Settings:
+        return Settings(_env_file=None, discord_bot_token="token", **shards)  # type: ignore[call-arg]
+
+    a = Engine(settings(discord_shard_count=2), stores[0], clock)
+    b = Engine(settings(discord_shard_count=4), stores[1], clock)
+    slack_only = Engine(Settings(_env_file=None), stores[1], clock)  # type: ignore[call-arg]
+    await a.instance.register()
+    assert await a.check_shards() == []
+    await slack_only.instance.register()
+    assert await slack_only.check_shards() == []  # it runs no Discord: nothing to check
+    await b.instance.register()
+    stored = {row.id: row.discord for row in await stores[0].instances()}
+    assert stored[slack_only.instance.id] is None
+    assert (stored[a.instance.id].shard_count, stored[b.instance.id].shard_count) == (2, 4)  # type: ignore[union-attr]
+
+    caplog.set_level("INFO", logger="bot.engine")
+    [problem] = await b.check_shards()
+    assert "TRIBUNAL_DISCORD_SHARD_COUNT differs" in problem
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert [r.getMessage() for r in warnings] == [f"discord shard settings: {problem}"]
+    # Heartbeats: the same problem is not logged again.
+    for _ in range(3):
+        clock.advance(10)
+        await a.tick()
+        await b.tick()
+    assert a.shard_warnings == b.shard_warnings == [problem]
+    assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 2  # once each
+    # The instance with the other count stops: they agree again.
+    await a.instance.remove()
+    clock.advance(10)
+    await b.tick()
+    assert b.shard_warnings == []
+    assert caplog.records[-1].getMessage() == "discord shard settings: the instances agree now"
+    for engine in (b, slack_only):
+        await engine.instance.remove()

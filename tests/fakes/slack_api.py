@@ -113,6 +113,8 @@ class FakeSlackAPI:
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         self.acks: list[dict[str, Any]] = []  # Socket Mode envelope acks
         self._script: dict[str, deque[Scripted]] = defaultdict(deque)
+        self._holds: list[tuple[str, asyncio.Event]] = []
+        self.held: list[Call] = []  # calls waiting behind a hold
         self._ts = itertools.count(1)
         self._last_us = 0
         self._ws: web.WebSocketResponse | None = None
@@ -184,6 +186,14 @@ class FakeSlackAPI:
         for _ in range(times):
             self.queue(method, body={"ok": False, "error": error})
 
+    def hold(self, method: str) -> asyncio.Event:
+        """The next call of `method` waits (listed in `held`) until the returned
+        event is set, then is answered as usual; a caller that dies meanwhile
+        never gets its answer."""
+        gate = asyncio.Event()
+        self._holds.append((method, gate))
+        return gate
+
     def rate_limit(self, method: str, retry_after: int = 0, times: int = 1) -> None:
         for _ in range(times):
             self.queue(method, status=429, body={"ok": False, "error": "ratelimited"},
@@ -247,7 +257,14 @@ class FakeSlackAPI:
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await _parse_args(request)
-        self.calls.append(Call(method, args, dict(request.headers)))
+        call = Call(method, args, dict(request.headers))
+        self.calls.append(call)
+        for hold in self._holds:
+            if hold[0] == method:
+                self._holds.remove(hold)
+                self.held.append(call)
+                await hold[1].wait()
+                break
         script = self._script.get(method)
         if script:
             item = script.popleft()

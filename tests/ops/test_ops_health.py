@@ -1,4 +1,5 @@
-"""/healthz reflects the database: scraped over real HTTP from an in-process server."""
+"""/healthz reflects the database, and warns of Discord shard settings that the
+instances get wrong together: scraped over real HTTP from an in-process server."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import aiohttp
 
+from bot.clock import SystemClock
 from bot.ops_server import OpsServer
+from storage.base import DiscordShards, InstanceRow
 from storage.sqlite import SqliteStorage
 
 
@@ -42,3 +45,33 @@ async def test_health_turns_503_when_the_database_stops_answering(tmp_path: Path
                 assert response.status == 404
     finally:
         await server.close()
+
+
+async def test_health_lists_discord_shard_settings_that_disagree_as_warnings(
+    tmp_path: Path,
+) -> None:
+    storage = SqliteStorage(str(tmp_path / "w.db"))
+    await storage.open()
+    server = OpsServer(storage, lease_seconds=30.0)
+    port = free_port()
+    await server.start("127.0.0.1", port)
+    try:
+        now = SystemClock().now()
+        async with storage.transaction() as tx:
+            for name, ids in (("a", [0]), ("b", [0])):
+                await tx.save_instance(InstanceRow(
+                    id=name, host="h", pid=1, started_at=now, last_seen=now,
+                    discord=DiscordShards(shard_count=2, shard_ids=ids)))
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                # The instance itself is fine: warnings, not a 503.
+                assert response.status == 200
+                report = await response.json()
+        assert report["status"] == "ok"
+        assert [w.split(":")[0] for w in report["warnings"]] == [
+            "shard 0 of 2 is in TRIBUNAL_DISCORD_SHARD_IDS of 2 instances (a (h pid 1), b (h pid 1))",
+            "shard 1 of 2 run on no instance (each fixes its shards with "
+            "TRIBUNAL_DISCORD_SHARD_IDS and none names it)"]
+    finally:
+        await server.close()
+        await storage.close()

@@ -1,4 +1,4 @@
-"""The storage contract of named leases (migration 009): work one instance at a
+"""The storage contract of named leases (migrations 009 and 010): work one instance at a
 time holds, such as Discord's gateway connection or one of its shards. Claim,
 renew and release are compare-and-set with a fencing token, by the rule of
 the arbitration claims: a lease that ran out, or one held by an instance no
@@ -9,9 +9,10 @@ same database, as separate processes would hold."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime, timedelta
 
-from storage.base import InstanceRow, LeaseRow, Storage
+from storage.base import DiscordShards, InstanceRow, LeaseRow, Storage
 from tests.storage.conftest import Backend
 
 NOW = datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
@@ -135,3 +136,74 @@ class TestNamedLeases:
                 stores, names, strict=True)))
             winners = [row for row in won if row is not None]
             assert len(winners) == 1 and winners[0].fence == 2, won
+
+    async def test_the_work_is_recorded_with_the_token_and_cleared_when_finished(
+        self, store: Storage
+    ) -> None:
+        """Migration 010: `work` says what the holder is doing, for whoever takes it
+        over; `finished` is the token of the claim that finished it. A plain
+        release, a removal or a claim since leaves the work behind, unfinished."""
+        await register(store, "a", "b")
+        name = "catchup:slack"
+        first = await claim(store, name, "a")
+        assert first is not None and (first.work, first.finished) == (None, 0)
+        async with store.transaction() as tx:
+            assert await tx.set_lease_work(name, "a", first.fence, '{"plan": 1}')
+            assert not await tx.set_lease_work(name, "b", first.fence, "theirs")  # not b's
+            assert await tx.release_lease(name, "a", first.fence)  # not finished: stopped
+        [row] = await store.leases(name)
+        assert (row.holder, row.fence, row.work, row.finished) == (None, 1, '{"plan": 1}', 0)
+        # The next claim sees what was left, unfinished (finished != fence - 1).
+        second = await claim(store, name, "b")
+        assert second is not None
+        assert (second.fence, second.work, second.finished) == (2, '{"plan": 1}', 0)
+        async with store.transaction() as tx:
+            # Only the current token may write or finish it.
+            assert not await tx.set_lease_work(name, "a", first.fence, "stale")
+            assert not await tx.release_lease(name, "a", first.fence, finished=True)
+            assert await tx.set_lease_work(name, "b", second.fence, '{"plan": 2}')
+            assert await tx.release_lease(name, "b", second.fence, finished=True)
+        [row] = await store.leases(name)
+        assert (row.holder, row.lease_until, row.fence, row.work, row.finished) == (
+            None, None, 2, None, 2)
+        # A new claim (a new start's catch-up) is new work: not finished.
+        third = await claim(store, name, "a")
+        assert third is not None and (third.fence, third.work, third.finished) == (3, None, 2)
+        async with store.transaction() as tx:
+            assert await tx.set_lease_work(name, "a", third.fence, '{"plan": 3}')
+        # An instance's removal releases it unfinished, its work kept.
+        async with store.transaction() as tx:
+            await tx.remove_instance("a")
+        [row] = await store.leases(name)
+        assert (row.holder, row.fence, row.work, row.finished) == (None, 3, '{"plan": 3}', 2)
+
+
+class TestInstanceShardSettings:
+    async def test_an_instance_is_stored_with_its_discord_shard_settings(
+        self, backend: Backend, store: Storage
+    ) -> None:
+        rows = [
+            InstanceRow(id="slack-only", host="h", pid=1, started_at=NOW, last_seen=NOW),
+            InstanceRow(id="unsharded", host="h", pid=2, started_at=NOW, last_seen=NOW,
+                        discord=DiscordShards()),
+            InstanceRow(id="leased", host="h", pid=3, started_at=NOW, last_seen=NOW,
+                        discord=DiscordShards(shard_count=4)),
+            InstanceRow(id="fixed", host="h", pid=4, started_at=NOW, last_seen=NOW,
+                        discord=DiscordShards(shard_count=4, shard_ids=[3, 1])),
+        ]
+        async with store.transaction() as tx:
+            for row in rows:
+                await tx.save_instance(row)
+        assert await store.instances() == sorted(rows, key=lambda r: r.id)  # same start: by id
+        # A heartbeat renews `last_seen` and keeps the settings.
+        later = NOW + timedelta(seconds=5)
+        async with store.transaction() as tx:
+            await tx.save_instance(rows[3].model_copy(update={"last_seen": later}))
+        stored = {r.id: r for r in await store.instances()}
+        assert stored["fixed"].last_seen == later
+        assert stored["fixed"].discord == DiscordShards(shard_count=4, shard_ids=[3, 1])
+        # Stored as JSON text an operator can read.
+        [(text,)] = await backend.sql("SELECT discord FROM instances WHERE id = 'fixed'")
+        assert json.loads(text) == {"shard_count": 4, "shard_ids": [3, 1]}
+        assert await backend.sql("SELECT discord FROM instances WHERE id = 'slack-only'") == [
+            (None,)]
