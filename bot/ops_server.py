@@ -8,7 +8,8 @@ ingress that Slack's events come in by.
 
 `/healthz` answers 200 when the database answers a read within
 `DB_CHECK_TIMEOUT` and every platform of this process is connected, 503
-otherwise; the JSON body says which part is failing. Problems of the
+otherwise; the JSON body says which part is failing and lists the instances
+alive on the database (each `tribunal run` sharing it). Problems of the
 instances sharing the database taken together (Discord shard settings that
 disagree: `bot.shards`) are listed under `warnings` when there are some; they
 do not make this instance unhealthy (restarting it would not help).
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from bot import metrics, shards
 from bot.clock import SystemClock
 from bot.config import Settings
+from bot.instances import is_alive
 from storage.base import Storage
 
 if TYPE_CHECKING:
@@ -83,7 +85,13 @@ class OpsServer:
         if database["ok"]:
             try:
                 rows = await asyncio.wait_for(self.storage.instances(), DB_CHECK_TIMEOUT)
-                warnings = shards.problems(rows, SystemClock().now(), self.lease_seconds)
+                now = SystemClock().now()
+                report["instances"] = [
+                    {"id": row.id, "host": row.host, "pid": row.pid,
+                     "last_seen": row.last_seen.isoformat()}
+                    for row in rows if is_alive(row, now, self.lease_seconds)
+                ]
+                warnings = shards.problems(rows, now, self.lease_seconds)
             except Exception as exc:  # the database answered just before: say, go on
                 warnings = [f"instances not read: {type(exc).__name__}: {exc}"[:300]]
             if warnings:

@@ -4,6 +4,7 @@ instances get wrong together: scraped over real HTTP from an in-process server."
 from __future__ import annotations
 
 import socket
+from datetime import timedelta
 from pathlib import Path
 
 import aiohttp
@@ -31,7 +32,7 @@ async def test_health_turns_503_when_the_database_stops_answering(tmp_path: Path
             async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
                 assert response.status == 200
                 assert await response.json() == {"status": "ok", "database": {"ok": True},
-                                                  "platforms": {}}
+                                                  "platforms": {}, "instances": []}
             await storage.close()  # what a lost database looks like from here
             async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
                 assert response.status == 503
@@ -72,6 +73,29 @@ async def test_health_lists_discord_shard_settings_that_disagree_as_warnings(
             "shard 0 of 2 is in TRIBUNAL_DISCORD_SHARD_IDS of 2 instances (a (h pid 1), b (h pid 1))",
             "shard 1 of 2 run on no instance (each fixes its shards with "
             "TRIBUNAL_DISCORD_SHARD_IDS and none names it)"]
+    finally:
+        await server.close()
+        await storage.close()
+
+
+async def test_health_lists_the_instances_alive_on_the_database(tmp_path: Path) -> None:
+    storage = SqliteStorage(str(tmp_path / "i.db"))
+    await storage.open()
+    server = OpsServer(storage, lease_seconds=30.0)
+    port = free_port()
+    await server.start("127.0.0.1", port)
+    try:
+        now = SystemClock().now()
+        async with storage.transaction() as tx:
+            for name, seen in (("alive", now), ("dead", now - timedelta(seconds=31))):
+                await tx.save_instance(InstanceRow(id=name, host="h", pid=7, started_at=seen,
+                                                   last_seen=seen))
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                assert response.status == 200
+                report = await response.json()
+        assert [(i["id"], i["host"], i["pid"]) for i in report["instances"]] == [("alive", "h", 7)]
+        assert report["instances"][0]["last_seen"] == now.isoformat()
     finally:
         await server.close()
         await storage.close()

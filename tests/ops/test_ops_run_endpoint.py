@@ -184,6 +184,8 @@ async def test_health_is_ok_when_every_platform_is_connected(
             return report if status == 200 else None
 
         report = await until(healthy, bot)
+    [instance] = report.pop("instances")  # this process, alive on its database
+    assert bot.proc is not None and instance["pid"] == bot.proc.pid
     assert report == {"status": "ok", "database": {"ok": True},
                       "platforms": {"slack": {"connected": True}}}
     assert await bot.stop_with(signal.SIGINT) == 0, bot.log
