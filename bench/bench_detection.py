@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.harness import DEFAULT_CORPUS, Options, Row
+from bench.harness import DEFAULT_CORPUS, ROOT, Options, Row
 from bench.suite import missing, row
 from bot.app import replay as _replay
 from bot.config import Settings
@@ -274,29 +274,46 @@ async def evaluate(folder: Path) -> tuple[list[Case], list[str]]:
     return cases, skipped
 
 
+# The newest held-out set; after its one measured run it is tuned on like the
+# others, and a new one takes its place here.
+HELDOUT = ROOT / "tests" / "detection" / "heldout7"
+
+
 async def run(options: Options) -> list[Row]:
-    folder = options.corpus
+    return await _figures(options.corpus, "", options.verbose)
+
+
+async def run_heldout(options: Options) -> list[Row]:
+    """The same figures on the newest held-out set (`HELDOUT`): rooms written
+    from the rules by someone who never read the detector, not tuned on when
+    first measured (tests/detection/FORMAT.md says which set is where)."""
+    return await _figures(HELDOUT, "_heldout", options.verbose)
+
+
+async def _figures(folder: Path, suffix: str, verbose: bool) -> list[Row]:
     cases, skipped = await evaluate(folder)
-    names = ("detection_recall", "detection_false_alarms", "detection_exact_message",
-             "detection_precision", "detection_trigger_accuracy", "detection_latency_rounds",
-             "contradiction_recall", "contradiction_precision")
+    names = tuple(n + suffix for n in (
+        "detection_recall", "detection_false_alarms", "detection_exact_message",
+        "detection_precision", "detection_trigger_accuracy", "detection_latency_rounds",
+        "contradiction_recall", "contradiction_precision"))
     if not cases:
         why = f"no labelled case in {folder.name}/" + (f" ({len(skipped)} unreadable)"
                                                        if skipped else "")
         return [missing(name, why) for name in names]
-    print(report(cases, skipped, options.verbose))
+    print(report(cases, skipped, verbose))
     s = score(cases)
     where = (f"{s.cases} cases in {folder.name}/ ({s.stuck} stuck, {s.productive} productive"
              f"{f', {len(skipped)} unreadable skipped' if skipped else ''})")
 
     def rate(name: str, value: float | None, why: str, note: str) -> Row:
+        name += suffix
         return row(name, value, note=note) if value is not None else missing(name, why)
 
     precision, recall, labelled, rooms = contradiction(cases)
     return [
         rate("detection_recall", s.recall, "no stuck room in the corpus",
              f"{s.tp}/{s.stuck} stuck rooms deadlocked; {where}"),
-        row("detection_false_alarms", s.fp,
+        row("detection_false_alarms" + suffix, s.fp,
             note=(f"{s.fp}/{s.productive} productive rooms deadlocked"
                   f" (rate {_f(s.false_alarm_rate)})")),
         rate("detection_exact_message", s.exact_rate, "no stuck room in the corpus",

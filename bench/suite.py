@@ -98,6 +98,17 @@ SUITE: list[Benchmark] = [
                Spec("contradiction_recall", "", Target(GE, 0.95), VALUE),
                Spec("contradiction_precision", "", Target(GE, 0.95), VALUE),
            ]),
+    _bench("detection_heldout", "bench.bench_detection", "run_heldout",
+           "the newest held-out labelled set (written from the rules, not tuned on)", [
+               Spec("detection_recall_heldout", "", Target(GE, 0.95), VALUE),
+               Spec("detection_false_alarms_heldout", "rooms", Target(LE, 0), VALUE),
+               Spec("detection_exact_message_heldout", "", Target(GE, 0.95), VALUE),
+               Spec("detection_precision_heldout", "", Target(GE, 0.95), VALUE),
+               Spec("detection_trigger_accuracy_heldout", "", Target(GE, 0.95), VALUE),
+               Spec("detection_latency_rounds_heldout", "rounds", Target(LE, 0.5), VALUE),
+               Spec("contradiction_recall_heldout", "", Target(GE, 0.95), VALUE),
+               Spec("contradiction_precision_heldout", "", Target(GE, 0.95), VALUE),
+           ]),
 ]
 
 SPECS: dict[str, Spec] = {spec.name: spec for bench in SUITE for spec in bench.rows}

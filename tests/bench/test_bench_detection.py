@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from bench import bench_detection
 from bench.bench_detection import agent_turns, run
 from bench.harness import Options
 
@@ -56,3 +59,18 @@ def test_turns_count_agent_runs_and_several_reviewers_as_one() -> None:
         json.dumps({"type": "message", "id": f"m{i}", "author": a, "text": "x"})
         for i, a in enumerate(["alice", "o", "o", "r1", "r2", "o", "alice"], start=1)]
     assert agent_turns(lines) == {"m1": 0, "m2": 1, "m3": 1, "m4": 2, "m5": 2, "m6": 3, "m7": 3}
+
+
+async def test_the_held_out_rows_come_from_the_held_out_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _case(tmp_path, "approved", [
+        ("alice", "Please fix the login bug."),
+        ("owner-bot", "STEP_DONE fixed `login()` in src/auth.py:42."),
+        ("reviewer-bot", "APPROVED, thanks."),
+    ], {"category": "productive", "deadlock": False, "trigger": None, "after_message": None})
+    monkeypatch.setattr(bench_detection, "HELDOUT", tmp_path)
+    rows = {r.name: r for r in await bench_detection.run_heldout(Options(corpus=Path("unused")))}
+    assert rows["detection_false_alarms_heldout"].value == 0
+    assert rows["detection_recall_heldout"].value is None  # no stuck room in this set
+    assert not any(name in rows for name in ("detection_recall", "detection_false_alarms"))
