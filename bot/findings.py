@@ -174,7 +174,7 @@ for _concept, _words in _CONCEPTS.items():
 # -- what a clause does --------------------------------------------------------
 _NEG_ACK = re.compile(
     r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
-    r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)"
+    r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
     r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
     r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
     r"|\b(?:nothing|none)\b[^.;]{0,60}?\b(?:has|have|was|were)\s+(?:yet\s+)?been\s+(?:addressed|fixed|resolved|changed|handled)"
@@ -187,7 +187,7 @@ _ACK = re.compile(
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
-    r"|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
+    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
     re.I,
 )
 _WITHDRAW = re.compile(
@@ -203,7 +203,11 @@ _REFERENCE = re.compile(
     r"|\b(?:as\s+)?(?:raised|flagged|noted|pointed\s+out|discussed|requested|asked)\s+(?:before|earlier|previously|last\s+time)"
     r"|\b(?:please\s+)?(?:take\s+another\s+look|check\s+(?:it\s+)?again|look\s+again)"
     r"|(?:다시|한\s*번\s*더)\s*(?:한\s*번\s*)?(?:확인|봐|보아|검토|살펴)\s*(?:해\s*)?(?:주|부탁)"
-    r"|계속\s*(?:나옵|나오|나타|발생|재현|보입|보이|실패|남아|남습)|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
+    r"|계속\s*(?:나옵|나오|나타|발생|재현|보입|보이|실패|남아|남습)"
+    # "같은 두 테스트가 같은 값으로 실패합니다", "결과는 같습니다", "same result".
+    # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
+    r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
+    r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
     r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
@@ -230,7 +234,7 @@ _REQUEST = re.compile(
     r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
     r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
     r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch)\b"
-    r"|해야|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
+    r"|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
     r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
     r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
     re.I,
@@ -271,6 +275,8 @@ _FIX = re.compile(
     r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
     re.I,
 )
+# Korean notes end a change with its noun: "`test_reuse` 추가", "평문 컬럼 제거함".
+_FIX_NOUN = re.compile(r"(?:추가|변경|수정|제거|삭제|교체|적용|반영|보완|분리)(?:함|됨|완료)?\s*[.)]?\s*$")
 # A fix reported as done (past tense), which a promise in the same clause does not undo.
 _FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
 _COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
@@ -288,7 +294,7 @@ _DECLINE = re.compile(
     r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
     r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
-    r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
+    r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )
 _PROMISE = re.compile(
@@ -300,7 +306,7 @@ _PROMISE = re.compile(
 _ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
-    r"|\bnew\s+(?:error|failure|exception|problem|issue)\b|\bthis\s+time\s+(?:it|the)", re.I)
+    r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
 _GENERAL = re.compile(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
     r"|\b(?:points|comments)\b"
@@ -325,17 +331,17 @@ _CLAUSE = re.compile(
 )
 # Ordinal selectors: which of the author's findings a clause points at.
 _ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)", re.I), 1),
-    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)", re.I), 2),
-    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)", re.I), 3),
-    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)", re.I), 4),
+    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
+    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
+    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
+    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
 ]
 _REMAINING = re.compile(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
     r"|나머지|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
     re.I,
 )
-_ALL = re.compile(r"\b(?:both|all|either)\b|두\s*가지|두\s*개|둘\s*다|모두|전부|세\s*가지", re.I)
+_ALL = re.compile(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)
 
 
 class Act(StrEnum):
@@ -515,7 +521,7 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
 
 
 # "1. **[P1] (was #2)**": a renumbered list names the point by its old number.
-_WAS_NUMBER = re.compile(r"\(\s*(?:was|formerly|previously|기존|이전|원래)\s*#?\s*([1-9])\s*번?\s*\)", re.I)
+_WAS_NUMBER = re.compile(r"\(\s*(?:was|formerly|previously|old|기존|이전|원래|구)\s*#?\s*([1-9])\s*번?\s*\)", re.I)
 # What may follow "both" / "all" when it means every point: "both look good",
 # "all points", "all of them"; not "both paths", "all requests".
 _ALL_OF = frozenset(
@@ -567,12 +573,12 @@ def _point_numbers(messages: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     out: list[tuple[int, int]] = []
     for n, item in enumerate(_points(messages)[0]):
         match = _NUMBERED.match(item)
-        if match:
-            out.append((n, int(match.group(1))))
+        if match:  # "2. …" or a table row "| 2 | …"
+            out.append((n, int(match.group(1) or match.group(2))))
     return tuple(out)
 
 
-_NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s")
+_NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s|^\s*\|\s*(\d{1,2})\s*\|")
 
 
 @lru_cache(maxsize=2048)
@@ -660,7 +666,9 @@ _ANNOUNCE = re.compile(
 _NO_CONCERN = re.compile(
     r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)"
-    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없",
+    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?\s*더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
+    # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
+    r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
     re.I,
 )
 
@@ -714,7 +722,9 @@ def owner_clause(text: str) -> Clause:
         _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text)
     ):
         act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
-    elif _FIX.search(text) or (_COMMIT.search(text) and not _STILL_AT.search(text)):
+    elif _FIX.search(text) or _FIX_NOUN.search(text) or (
+        _COMMIT.search(text) and not _STILL_AT.search(text)
+    ):
         act = Act.FIX
     else:
         act = Act.FACT
@@ -742,7 +752,7 @@ _UP = re.compile(
 _CONFLICT = re.compile(
     r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
     r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
-    r"|동시에\s*(?:만족|충족|맞출|지킬|반영)|둘\s*다\s*(?:만족|충족|반영|맞출)|상충|충돌|모순|양립|서로\s*반대",
+    r"|동시에\s*(?:만족|충족|맞출|지킬|반영)|함께\s*(?:만족|충족|맞출|지킬|반영)|(?:만족|충족)(?:시킬|할)\s*수\s*없|둘\s*다\s*(?:만족|충족|반영|맞출)|상충|충돌|모순|양립|서로\s*반대",
     re.I,
 )
 
@@ -785,7 +795,7 @@ def requests(text: str) -> str:
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to)\s+|=\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
+    r"(?:\b(?:to|back\s+to)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
     r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
     re.I,
 )
@@ -794,8 +804,9 @@ _SET_VALUE = re.compile(
 # A literal given to a setting: `= "None"`, "has to stay `*`", "keep `"Lax"`",
 # "to the explicit list `[…]`".
 _LITERAL = re.compile(
-    r"(?:=|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
-    r"|(?:=\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    # (An assignment's "=", not a comparison's "==", "!=", "<=".)
+    r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`",  # a header or key with its value: `Cache-Control: no-store`
     re.I,
 )

@@ -211,7 +211,9 @@ def read_owner(
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
-    for point, text in items(messages):
+    # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
+    # point's other clauses name, wherever it stands in the point.
+    for point, text in sorted(items(messages), key=lambda item: (item[0], _thin(item[1]))):
         clause = owner_clause(text)
         if point in quoted and not (clause.ordinals or clause.labels):
             # Written under a quotation of the point it answers.
@@ -233,6 +235,16 @@ def read_owner(
                 elif questions is not None:
                     questions.append(Question(key, "owner", "", summary(text, 300), label,
                                               named[0].summary, actions[label].value))
+            continue
+        named = _named_author(text, open_findings)
+        if named and (clause.everything or not _targets(clause, named, UNCERTAIN)[0]) and not (
+            clause.ordinals or clause.labels
+        ):
+            # "cost-bot 의견 두 건 반영했습니다", "sec-bot's point: keeping it":
+            # the reviewer named is whose findings the clause answers.
+            for finding in named:
+                addressed.add(finding.label)
+                actions[finding.label] = _stronger(actions[finding.label], clause.act)
             continue
         # An owner answering a point rarely restates it: a looser match will do.
         # "2번" counts in the reviewer's list as it was raised, fixed ones included.
@@ -275,6 +287,21 @@ def read_owner(
             ):
                 actions[finding.label] = _stronger(actions[finding.label], clause.act)
     return actions
+
+
+def _named_author(text: str, findings: list[Finding]) -> list[Finding]:
+    """The open findings of the one reviewer the clause names (none when it
+    names none, or several: "sec-bot and perf-bot disagree")."""
+    lowered = text.lower()
+    authors = {f.author for f in findings if f.author and f.author.lower() in lowered}
+    if len(authors) != 1:
+        return []
+    return [f for f in findings if f.author in authors]
+
+
+def _thin(text: str) -> bool:
+    t = owner_clause(text).topic
+    return not t.strong and len(t.terms) <= 3
 
 
 def _quoted_finding(quote: str, findings: list[Finding]) -> Finding | None:
@@ -441,6 +468,7 @@ def _judge_author(
     # that statement was the argument for it, not a finding of its own.
     tentative: dict[int, Finding] = {}
     parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
+    numbers = point_numbers(messages)
     point_topic: dict[int, Topic] = {}
     point_text: dict[int, str] = {}
     for point, text, _ in parsed:
@@ -548,6 +576,10 @@ def _judge_author(
             same_point.absorb(clause.topic)
             continue
         twin, _ = _targets(clause, new)
+        if twin and point in numbers and any(
+            p != point and f is twin[0] and p in numbers for p, f in point_finding.items()
+        ):
+            twin = []  # "1. …" and "2. …" of one list are two points, however alike
         if twin:
             twin[0].absorb(clause.topic)  # the same new point, said again in this turn
             point_finding[point] = twin[0]
@@ -571,7 +603,7 @@ def _judge_author(
     for n, finding in enumerate(new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point
     out.uncertain.extend(f.label for f in unsure if f in new)
-    for point, n in point_numbers(messages).items():
+    for point, n in numbers.items():
         listed = point_finding.get(point)
         if listed is not None:  # this turn's list numbers its points anew
             for finding in [*mine, *new]:

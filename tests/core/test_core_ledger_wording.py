@@ -224,3 +224,74 @@ def test_confirming_something_else_does_not_acknowledge_the_refused_point() -> N
     sim.end()
     [f1, *_] = sim.state.findings
     assert f1.is_open and f1.history[-1] == "R2: declined, repeated"
+
+
+def test_two_alike_points_of_one_numbered_list_stay_two_findings() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. 품목별로 반올림한 뒤 합산합니다. 합계에서 한 번만 반올림해야 합니다.\n"
+                                    "2. 반올림 모드가 `ROUND_HALF_EVEN`입니다. `ROUND_HALF_UP`이어야 합니다."])],
+                None, 1)
+    assert [f.label for f in findings] == ["F1", "F2"]
+
+
+def test_new_point_marker_and_two_items_confirmed() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. 폐기된 refresh 토큰이 다시 쓰이면 family 전체를 폐기해야 합니다.\n"
+                                    "2. refresh 토큰이 평문으로 저장됩니다. 해시로 저장해 주세요."])], None, 1)
+    owner = read_owner(findings, ["1. `family_id` 기준 일괄 폐기, `test_reuse_revokes_family` 추가.\n"
+                                  "2. `token_hash` 컬럼으로 저장하고 평문 컬럼을 제거했습니다."])
+    assert owner == {"F1": OwnerAction.FIX, "F2": OwnerAction.FIX}
+    out = judge_round(findings, [("rev", ["두 항목 확인했습니다.\n새 지적: 웹 클라이언트가 refresh 토큰을 "
+                                          "`localStorage`에 저장합니다. 쿠키로 옮겨 주세요."])], owner, 2)
+    assert [f.status for f in findings[:2]] == [FindingStatus.FIXED] * 2
+    assert out.raised == ["F3"]
+
+
+def test_the_same_failure_again_is_a_repeat_and_a_new_error_is_not() -> None:
+    assert reviewer_clause("같은 두 테스트가 같은 값으로 실패합니다.").act in (Act.REFERENCE, Act.FINDING)
+    findings: list = []
+    judge_round(findings, [("rev", ["`test_total`이 실패합니다: 합계가 1원 모자랍니다. 고쳐 주세요."])], None, 1)
+    owner = read_owner(findings, ["고쳤습니다 (`8f02d1b`)."])
+    out = judge_round(findings, [("rev", ["c6e4b90에서도 결과는 같습니다. 같은 값으로 실패합니다."])], owner, 2)
+    assert out.raised == [] and findings[0].history[-1] == "R2: fix_reported, repeated (fix rejected)"
+
+
+def test_a_table_of_points_and_a_table_of_answers() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["| 번호 | 내용 |\n|---|---|\n"
+                                    "| 1 | `audit_events`에 UPDATE가 가능합니다. append-only여야 합니다. |\n"
+                                    "| 2 | 환불 실패 시 `record()`가 호출되지 않습니다. 기록해야 합니다. |"])], None, 1)
+    assert len(findings) == 2
+    owner = read_owner(findings, ["| 번호 | 조치 |\n|---|---|\n"
+                                  "| 1 | 유지. 수정 API가 없으므로 DB 권한까지 막는 것은 과하다고 판단합니다. |\n"
+                                  "| 2 | 반영. `except`에서 `record(outcome=\"failed\")` 호출 (`0b3c9d7`) |"])
+    assert owner == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.FIX}
+
+
+def test_an_owner_naming_one_reviewer_answers_that_reviewers_findings() -> None:
+    findings: list = []
+    judge_round(findings, [("sec-bot", ["The bucket is public; use OAC instead."]),
+                           ("cost-bot", ["1. Expire old build files after 90 days.\n"
+                                         "2. `PriceClass_All` is too broad; use `PriceClass_200`."])], None, 1)
+    owner = read_owner(findings, ["cost-bot 의견 두 건 반영했습니다 (`6f2d8b1`).\n"
+                                  "sec-bot 의견은 유지하겠습니다."])
+    assert owner == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.FIX, "F3": OwnerAction.FIX}
+
+
+def test_old_number_in_korean_and_a_comparison_is_no_value() -> None:
+    assert reviewer_clause("(구 3번) `verify()`의 `==` 비교 → `hmac.compare_digest`").ordinals == (3,)
+    assert values("`verify()`가 해시를 `==`로 비교합니다. `compare_digest`를 써야 합니다.") == frozenset()
+
+
+def test_an_owner_saying_two_reviewers_cannot_both_be_satisfied() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "DB pool")
+    sim.say(Role.OWNER, "STEP_DONE `pool_size=20`")
+    sim.say(Role.REVIEWER, "16 pods x 30 is too many for `max_connections` 200: keep the pool at 10 or less.",
+            author="dba-bot")
+    sim.say(Role.REVIEWER, "At 40 concurrent requests per pod there must be zero pool timeouts.",
+            author="perf-bot")
+    sim.say(Role.OWNER, "dba-bot의 파드당 10개 이하와 perf-bot의 동시 40건 타임아웃 0건은 함께 만족시킬 수 없습니다.")
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION
