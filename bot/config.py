@@ -32,13 +32,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import ErrorDetails
-from pydantic_settings import (
-    BaseSettings,
-    DotEnvSettingsSource,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
 
 from bot.faults import FAULT_ENV
 from prompts import languages
@@ -166,26 +159,47 @@ def _split_ids(value: Any) -> list[str]:
     return [str(v).strip() for v in value if str(v).strip()]
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix=ENV_PREFIX, env_file=".env", extra="ignore"
-    )
+def _variables(env_file: str | Path | None) -> dict[str, str]:
+    """The process environment over the `.env` file (when there is one), by
+    lower-cased name: variable names are not case-sensitive."""
+    found: dict[str, str] = {}
+    if env_file is not None and Path(env_file).is_file():
+        from dotenv import dotenv_values
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """The usual sources, in the usual order, less a `.env` that holds nothing
-        (none, or an empty one): reading every field through it again costs a
-        start about as much as the environment itself and adds nothing."""
-        if isinstance(dotenv_settings, DotEnvSettingsSource) and not dotenv_settings.env_vars:
-            return init_settings, env_settings, file_secret_settings
-        return init_settings, env_settings, dotenv_settings, file_secret_settings
+        found.update((k.lower(), v) for k, v in dotenv_values(env_file).items() if v is not None)
+    found.update((k.lower(), v) for k, v in os.environ.items())
+    return found
+
+
+class Settings(BaseModel):
+    """Every setting, read from the environment and `.env` (`_env_file`, None for
+    none); values given as arguments win over both, the environment over `.env`.
+
+    Each field is read from `TRIBUNAL_<FIELD>`, or from the names its
+    `validation_alias` lists (`SLACK_BOT_TOKEN`...), as the text it is set to:
+    pydantic checks and converts it like any other input. (No settings library:
+    this is all a start needs of one, and importing one cost a start about a
+    tenth of its time.)
+    """
+
+    # Defaults are checked too: a default that breaks a rule is a bug to see.
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+    def __init__(self, _env_file: str | Path | None = ".env", **values: Any) -> None:
+        variables = _variables(_env_file)
+        found: dict[str, Any] = {}
+        for field, info in type(self).model_fields.items():
+            alias = info.validation_alias
+            if isinstance(alias, AliasChoices):
+                names = [str(choice) for choice in alias.choices]
+                key = field if field in names else names[0]
+            else:
+                names, key = [ENV_PREFIX + field], field
+            for name in names:
+                if name.lower() in variables:
+                    found[key] = variables[name.lower()]
+                    break
+        super().__init__(**{**found, **values})
 
     database: NonEmpty = "./tribunal.db"
     config: Path | None = None
@@ -221,7 +235,7 @@ class Settings(BaseSettings):
     metrics_host: NonEmpty = "127.0.0.1"
     log_format: Literal["text", "json"] = "text"
 
-    admin_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    admin_ids: list[str] = Field(default_factory=list)
 
     slack_bot_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("SLACK_BOT_TOKEN", "slack_bot_token")
@@ -241,11 +255,11 @@ class Settings(BaseSettings):
     discord_bot_token: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("DISCORD_BOT_TOKEN", "discord_bot_token")
     )
-    discord_guild_ids: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    discord_guild_ids: list[str] = Field(default_factory=list)
     discord_api_url: HttpUrl | None = None
     discord_gateway_url: WsUrl | None = None
     discord_shard_count: int | None = Field(default=None, ge=1, le=10_000)
-    discord_shard_ids: Annotated[list[Annotated[int, Field(ge=0)]], NoDecode] = Field(
+    discord_shard_ids: list[Annotated[int, Field(ge=0)]] = Field(
         default_factory=list
     )
 
@@ -511,7 +525,7 @@ def load_settings(env_file: str | Path | None = ".env") -> tuple[Settings, list[
     """
     problems, warnings = _name_problems(_names_in(env_file))
     try:
-        settings = Settings(_env_file=env_file)  # type: ignore[call-arg]
+        settings = Settings(_env_file=env_file)
     except ValidationError as exc:
         problems += _settings_problems(exc)
         # The rest is still worth checking: the bad values replaced by defaults.
@@ -523,7 +537,7 @@ def load_settings(env_file: str | Path | None = ".env") -> tuple[Settings, list[
                     call_default_factory=True
                 )
         try:
-            settings = Settings(_env_file=env_file, **stand_ins)  # type: ignore[call-arg]
+            settings = Settings(_env_file=env_file, **stand_ins)
         except ValidationError:
             raise SettingsError(problems, warnings) from None
     problems += _file_problems(settings)
