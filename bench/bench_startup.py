@@ -16,10 +16,12 @@ leaves it;
   database with the same PRAGMAs and reads those rows (rooms, pending
   escalations, unfinished arbitrations) directly;
 * ready beside the SDKs (`startup_vs_sdk_imports`): the same ready time
-  beside a process that imports the third-party packages that start needs
+  beside a process that imports the third-party packages that start needed
   (pydantic-settings, aiohttp client and server, slack_sdk, slack-bolt,
   prometheus_client, aiosqlite) and then reads the same rows: what Tribunal's
-  own start adds to its dependencies';
+  own start adds to its dependencies' (the reader is kept as it was, to stay
+  comparable, though a start no longer imports pydantic-settings, nor
+  prometheus_client before its first metric);
 * resumed work (`startup_resume`): from ready until every unfinished
   arbitration is finished and the outbox is empty (progress posts and verdicts
   delivered, paced as in production);
