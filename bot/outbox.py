@@ -19,7 +19,7 @@ later than a new post (`ReportsPace`): on Slack every edit of the workspace
 shares one bucket (`chat.update`, about 50 a minute), while new posts are
 paced per channel, so after a burst of verdicts (a start resuming many
 arbitrations, many rooms deadlocking at once) the verdict is posted anew
-into its thread, right below the progress post, which is left as it is.
+into its thread, below the progress post, which is left as it is.
 Only a row that cannot have reached the platform before (see below) is
 posted anew this way; one that may have is looked for first and, not found,
 edited as usual, so a crash in between never shows a verdict twice.
