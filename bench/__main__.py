@@ -5,8 +5,10 @@
     python -m bench --only ingest --only context_100k_vs_1k
     python -m bench --out other.json --markdown
 
-`--only` takes a benchmark name or a row name (that row's benchmark runs).
-Each benchmark runs in its own Python process unless `--inline`. Nothing here
+`--only` takes a benchmark name or a row name (that row's benchmark runs); its
+rows are merged into the results file already at `--out` (the other rows stay,
+each row says which run measured it). Each benchmark runs in its own Python
+process unless `--inline`. Nothing here
 is a test: a missed target is reported, and the exit status stays 0.
 """
 
@@ -26,7 +28,9 @@ from bench.harness import (
     Options,
     Row,
     document,
+    merge,
     notes,
+    read,
     run_inline,
     run_isolated,
     table,
@@ -96,6 +100,9 @@ def main(argv: Sequence[str] | None = None, suite: Sequence[Benchmark] | None = 
               flush=True)
         rows += got
     doc = document(rows, quick=args.quick)
+    earlier = read(args.out) if args.only else None
+    if earlier is not None:
+        doc = merge(earlier, doc, [spec.name for b in suite for spec in b.rows])
     print(f"Tribunal benchmarks, {doc['date']}{' (--quick)' if args.quick else ''}")
     print(f"machine: {doc['machine']}")
     print(table(rows, markdown=args.markdown))
@@ -103,7 +110,8 @@ def main(argv: Sequence[str] | None = None, suite: Sequence[Benchmark] | None = 
     if extra:
         print("\nnotes:\n" + extra)
     write(doc, args.out)
-    print(f"\nwritten: {args.out}")
+    merged = f" (merged into the {len(earlier['results'])} rows there)" if earlier else ""
+    print(f"\nwritten: {args.out}{merged}")
     return 0
 
 

@@ -14,6 +14,11 @@ table and writes `bench/results.json`:
 `target_of` says what the target is compared with: the ratio when the row has
 a baseline, the value itself otherwise (a count of 429s, a recall). `met` is
 null when that number could not be measured; such a row says why in `note`.
+
+A run of some benchmarks only (`--only`) merges its rows into the results file
+already there (`merge`): its rows replace the rows of the same name, the others
+stay. The top level then describes the latest run, and every row of a merged
+file says which run measured it: `"measured": {"date", "commit", "quick"}`.
 """
 
 from __future__ import annotations
@@ -239,6 +244,36 @@ def document(rows: Sequence[Row], *, quick: bool, when: datetime | None = None,
     sha = commit()
     if sha:
         doc["commit"] = sha
+    return doc
+
+
+def _provenance(doc: dict[str, Any]) -> dict[str, Any]:
+    return {"date": doc.get("date"), "commit": doc.get("commit"), "quick": doc.get("quick")}
+
+
+def merge(earlier: dict[str, Any], latest: dict[str, Any],
+          order: Sequence[str] = ()) -> dict[str, Any]:
+    """`latest`'s rows merged into `earlier`'s: same-named rows replaced, the
+    others kept, each row stamped with the run that measured it. Rows follow
+    `order` (the suite's row names), then any others in the order they came."""
+    rows: dict[str, dict[str, Any]] = {}
+    for source in (earlier, latest):
+        stamp = _provenance(source)
+        for row in source.get("results", []):
+            rows[str(row["name"])] = {**row, "measured": row.get("measured", stamp)}
+    known = [name for name in order if name in rows]
+    ordered = known + [name for name in rows if name not in known]
+    return {**latest, "results": [rows[name] for name in ordered]}
+
+
+def read(path: Path) -> dict[str, Any] | None:
+    """The results file at `path`, or None when there is none (or it is not one)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+        return None
     return doc
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot import app, logs
 from bot.app import EXIT_USAGE
-from bot.cli_options import global_options, secret_values, version
+from bot.cli_options import VersionAction, global_options, secret_values
 from bot.config import Settings, SettingsError, load_settings
 from prompts.strings import t
 
@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Configuration comes from TRIBUNAL_* environment variables (see README).",
         parents=[global_options()],
     )
-    parser.add_argument("--version", action="version", version=f"tribunal {version()}")
+    parser.add_argument("--version", action=VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
     # The global options are accepted after the subcommand too (`tribunal demo
     # --log-level DEBUG`): each subparser has them as well.

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
+import sys
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import SecretStr
 
@@ -12,10 +14,27 @@ from bot.logs import LEVELS
 
 
 def version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("tribunal")
     except metadata.PackageNotFoundError:  # a checkout run without installing it
         return "unknown (not installed)"
+
+
+class VersionAction(argparse.Action):
+    """`--version`, looked up only when asked: finding the installed version
+    reads the metadata of every installed package, which a start need not pay."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0,
+                         help=help or "show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"tribunal {version()}", file=sys.stdout)
+        parser.exit()
 
 
 def global_options() -> argparse.ArgumentParser:

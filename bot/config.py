@@ -11,10 +11,8 @@ Secrets are `SecretStr` so they never show up in a repr or a log line.
 
 from __future__ import annotations
 
-import difflib
 import os
 import shlex
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -306,6 +304,8 @@ class Settings(BaseSettings):
     def file_config(self) -> FileConfig:
         if self.config is None:
             return FileConfig()
+        import tomllib  # only with a file to read
+
         with open(self.config, "rb") as fh:
             return FileConfig.model_validate(tomllib.load(fh))
 
@@ -380,7 +380,9 @@ def explain(
         if name in RETIRED:
             return f"is no longer a setting: {RETIRED[name]}"
         keys = _keys_at(model, loc[:-1]) if model is not None else _VOCABULARY
-        close = difflib.get_close_matches(name, keys, n=1, cutoff=0.75)
+        from difflib import get_close_matches  # a mistake to explain: rare
+
+        close = get_close_matches(name, keys, n=1, cutoff=0.75)
         return "unknown key" + (f" (did you mean {close[0]!r}?)" if close else "")
     message = str(error["msg"]).removeprefix("Value error, ")
     if message[:1].isupper() and message[1:2].islower():  # pydantic's "Input should ..."
@@ -423,6 +425,10 @@ def toml_location(loc: Iterable[int | str]) -> str:
 
 
 def _file_problems(settings: Settings) -> list[str]:
+    if settings.config is None:
+        return []
+    import tomllib
+
     where = f"TRIBUNAL_CONFIG ({settings.config})"
     try:
         file = settings.file_config()
@@ -507,7 +513,9 @@ def _name_problems(names: Iterable[str]) -> tuple[list[str], list[str]]:
         if key in Settings.model_fields:  # e.g. TRIBUNAL_SLACK_BOT_TOKEN
             close = [env_name(key)]
         else:
-            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+            from difflib import get_close_matches
+
+            close = get_close_matches(name, sorted(known), n=1, cutoff=0.75)
         warnings.append(
             f"{name} is not a Tribunal setting and is ignored"
             + (f" (did you mean {close[0]}?)" if close else "")

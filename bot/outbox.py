@@ -13,6 +13,17 @@ A post that may have reached the platform before a crash or a failed call
 among the room's recent messages (`FindsPosts`); when found it is recorded
 as sent instead of being posted again.
 
+An edit that only replaces a progress post ("the arbiter is reviewing…")
+with its verdict is not waited for when the platform would send it much
+later than a new post (`ReportsPace`): on Slack every edit of the workspace
+shares one bucket (`chat.update`, about 50 a minute), while new posts are
+paced per channel, so after a burst of verdicts (a start resuming many
+arbitrations, many rooms deadlocking at once) the verdict is posted anew
+into its thread, below the progress post, which is left as it is.
+Only a row that cannot have reached the platform before (see below) is
+posted anew this way; one that may have is looked for first and, not found,
+edited as usual, so a crash in between never shows a verdict twice.
+
 Several instances on one database: a room's due posts are claimed for this
 instance (`Storage.claim_outbox`, a lease of `TRIBUNAL_LEASE_SECONDS`) before
 they are sent, so two processes never send the same row; recording a send
@@ -34,7 +45,7 @@ from bot import faults, telemetry
 from bot.clock import Clock
 from bot.instances import MAX_BEAT_SECONDS
 from bot.models import OutgoingMessage, RoomKey
-from bot.ports import FindsPosts, RepliesPrivately, Transport, TransportError
+from bot.ports import FindsPosts, RepliesPrivately, ReportsPace, Transport, TransportError
 from storage.base import OutboxRow, Storage
 
 log = logging.getLogger(__name__)
@@ -45,6 +56,9 @@ GIVE_UP_AFTER = timedelta(days=1)  # transient failures are retried this long
 # How far before a row's creation the lookup starts: platform clocks and ours
 # may disagree by a little.
 LOOKUP_MARGIN = timedelta(minutes=2)
+# An edit of a progress post that would go out this many seconds later than a
+# new post is not waited for: the verdict is posted anew (`ReportsPace`).
+EDIT_PATIENCE = 5.0
 
 
 class Outbox:
@@ -140,10 +154,14 @@ class Outbox:
                 faults.hit("after_post_before_record")
                 platform_id = None
             else:
-                platform_id = await self._already_posted(transport, room, row, message)
+                original = (None if row.edit_of is None
+                            else await self.storage.get_outbox(row.edit_of))
+                platform_id = await self._already_posted(transport, room, row, message,
+                                                         original)
                 if platform_id is None:
                     faults.hit("before_post")
-                    platform_id = await self._post_or_edit(transport, room, row, message)
+                    platform_id = await self._post_or_edit(transport, room, row, message,
+                                                           original)
                     faults.hit("after_post_before_record")
         except TransportError as exc:
             return await self._failed(row, str(exc), permanent=exc.permanent)
@@ -167,18 +185,34 @@ class Outbox:
         else:
             await transport.post_private(room, user_id, text)
 
+    def _maybe_sent_before(self, row: OutboxRow) -> bool:
+        """Whether an earlier attempt at this row may have reached the platform:
+        a row from before this start, one tried before, or one taken over from
+        another instance."""
+        return not (row.attempts == 0 and row.created_at >= self.started_at
+                    and row.taken_from is None)
+
+    @staticmethod
+    def _may_post_anew(transport: Transport, room: RoomKey, original: OutboxRow | None) -> bool:
+        """Whether this edit may go out as a new post when edits are busy: the
+        edit of a progress post, through a transport that reports its pace."""
+        return (original is not None and original.kind == "progress"
+                and isinstance(transport, ReportsPace)
+                and transport.expected_wait("edit", room) is not None)
+
     async def _already_posted(
-        self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage
+        self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage,
+        original: OutboxRow | None,
     ) -> str | None:
         """Our post of this row, if an earlier attempt reached the platform.
 
-        Asked only when that can be (a row from before this start, one tried
-        before, or one taken over from another instance), and only of new
-        posts: an edit says the same thing however often it is made.
+        Asked only when that can be (`_maybe_sent_before`), and of new posts
+        and of the edits that may have been posted anew: an edit says the same
+        thing however often it is made.
         """
-        if row.edit_of is not None or not isinstance(transport, FindsPosts):
+        if not isinstance(transport, FindsPosts) or not self._maybe_sent_before(row):
             return None
-        if row.attempts == 0 and row.created_at >= self.started_at and row.taken_from is None:
+        if row.edit_of is not None and not self._may_post_anew(transport, room, original):
             return None
         found = await transport.find_post(room, message, row.created_at - LOOKUP_MARGIN)
         if found is not None:
@@ -222,12 +256,32 @@ class Outbox:
         telemetry.outbox_retry(row.kind)
         return False
 
+    def _post_instead(self, transport: Transport, room: RoomKey, row: OutboxRow,
+                      original: OutboxRow) -> bool:
+        """Whether this edit of a progress post goes out as a new post: it would
+        reach the room more than EDIT_PATIENCE seconds after a new post would,
+        and no earlier attempt at it can have reached the platform (an edit
+        made then and a new post now would show the verdict twice)."""
+        if (not isinstance(transport, ReportsPace) or original.kind != "progress"
+                or self._maybe_sent_before(row)):
+            return False
+        edit = transport.expected_wait("edit", room)
+        post = transport.expected_wait("post", room)
+        if edit is None or post is None or edit - post <= EDIT_PATIENCE:
+            return False
+        log.info("outbox %s (%s) for room %s: edits are busy (%.0f s to wait, a new post"
+                 " %.0f s); posted below the progress post instead", row.id, row.kind,
+                 row.room_id, edit, post)
+        return True
+
     async def _post_or_edit(
-        self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage
+        self, transport: Transport, room: RoomKey, row: OutboxRow, message: OutgoingMessage,
+        original: OutboxRow | None,
     ) -> str:
         if row.edit_of is not None:
-            original = await self.storage.get_outbox(row.edit_of)
             if original is not None and original.platform_message_id:
+                if self._post_instead(transport, room, row, original):
+                    return await transport.post(room, message)
                 try:
                     await transport.edit(room, original.platform_message_id, message)
                     return original.platform_message_id

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from bot.models import OutgoingMessage, RoomKey
 from bot.ports import (
@@ -23,6 +23,7 @@ from bot.ports import (
     FindsPosts,
     PlatformFatal,
     RepliesPrivately,
+    ReportsPace,
     Transport,
     TransportError,
 )
@@ -95,6 +96,11 @@ class GatedTransport:
             await inner.post_reply(room, user_id, text, route)
         else:
             await inner.post_private(room, user_id, text)
+
+    def expected_wait(self, call: Literal["post", "edit"], room: RoomKey) -> float | None:
+        """The adapter's transport's own estimate (None when it has none)."""
+        inner = self._adapter.transport
+        return inner.expected_wait(call, room) if isinstance(inner, ReportsPace) else None
 
     async def is_platform_admin(self, user_id: str) -> bool:
         """Asked of the adapter's transport even while the platform is down (a

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from bot.catchup import CatchUpPlan, Fetch
 from bot.leases import Lease
@@ -87,6 +87,25 @@ class RepliesPrivately(Protocol):
                          route: dict[str, str]) -> None:
         """Answer privately along `route`, falling back to `post_private` when the
         route has expired (the platform's tokens last minutes)."""
+        ...
+
+
+@runtime_checkable
+class ReportsPace(Protocol):
+    """A transport that can say how long a call started now would wait for the
+    platform's pace (its own queue of calls and the platform's rate limits).
+
+    Optional: the outbox asks before it turns a progress post into its verdict
+    by an edit. Where edits share one busy bucket (Slack's `chat.update`, per
+    workspace) and the edit would reach the room much later than a new post,
+    the verdict is posted anew instead.
+    """
+
+    def expected_wait(self, call: Literal["post", "edit"], room: RoomKey) -> float | None:
+        """Seconds before a new post (`post`) or an edit (`edit`) into `room`,
+        started now, would go out; None when this transport cannot tell (a
+        wrapper around one that does not report its pace): edits are then
+        always waited for."""
         ...
 
 

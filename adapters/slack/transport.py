@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -129,29 +129,43 @@ class ChannelPacer:
         self._sleep = sleep
         self._locks: dict[str, asyncio.Lock] = {}
         self._next: dict[str, float] = {}
+        self._queued: dict[str, int] = {}  # calls waiting or under way, per channel
         self.shared: Pacing | None = None
         self.key = ""
         self.allowance = 0.0
 
+    def expected_wait(self, channel: str) -> float:
+        """Seconds a call started now would wait for its turn: the spacing left
+        after the last call, and one interval for each call queued before it.
+        This process's calls only (another instance's reservations are not seen)."""
+        gap = max(0.0, self._next.get(channel, 0.0) - self._clock())
+        return gap + self._queued.get(channel, 0) * self.interval
+
     async def run(self, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
         lock = self._locks.setdefault(channel, asyncio.Lock())
         shared, key = self.shared, f"{self.key}:{channel}"
-        async with lock:
-            moment = None
-            if shared is not None:
-                moment = await shared.reserve(key, self.interval + self.allowance)
-            # Both waits are computed against the clocks just before sleeping.
-            wait = self._next.get(channel, 0.0) - self._clock()
-            if shared is not None and moment is not None:
-                wait = max(wait, shared.until(moment))
-            if wait > 0:
-                await self._sleep(wait)
-            try:
-                return await call()
-            finally:
-                self._next[channel] = self._clock() + self.interval
+        # Counted before the first await: a caller that asks `expected_wait`
+        # and then calls sees the calls started just before its own.
+        self._queued[channel] = self._queued.get(channel, 0) + 1
+        try:
+            async with lock:
+                moment = None
                 if shared is not None:
-                    await shared.done(key, self.interval)
+                    moment = await shared.reserve(key, self.interval + self.allowance)
+                # Both waits are computed against the clocks just before sleeping.
+                wait = self._next.get(channel, 0.0) - self._clock()
+                if shared is not None and moment is not None:
+                    wait = max(wait, shared.until(moment))
+                if wait > 0:
+                    await self._sleep(wait)
+                try:
+                    return await call()
+                finally:
+                    self._next[channel] = self._clock() + self.interval
+                    if shared is not None:
+                        await shared.done(key, self.interval)
+        finally:
+            self._queued[channel] -= 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +227,14 @@ class SlackPacer:
             pacer.key = f"slack:{method}"
             pacer.allowance = SHARED_ALLOWANCE if self.limits[method].calls == 1 else 0.0
 
+    def expected_wait(self, method: str, channel: str) -> float:
+        """Seconds a call of `method` into `channel` started now would wait (0 when
+        the method is not paced)."""
+        pacer = self._pacers.get(method)
+        if pacer is None or pacer.interval <= 0:
+            return 0.0
+        return pacer.expected_wait(channel if self.limits[method].per_channel else "")
+
     async def run(self, method: str, channel: str, call: Callable[[], Awaitable[Any]]) -> Any:
         pacer = self._pacers.get(method)
         if pacer is None or pacer.interval <= 0:
@@ -234,6 +256,12 @@ class SlackTransport:
         self._clock = clock
         self._admins: dict[str, tuple[float, bool]] = {}  # user -> (valid until, admin)
         self.workspace_url: str | None = None  # from auth.test: links to threads
+
+    def expected_wait(self, call: Literal["post", "edit"], room: RoomKey) -> float:
+        """How long a post (chat.postMessage, paced per channel) or an edit
+        (chat.update, one bucket for the workspace) started now would wait."""
+        method = "chat.update" if call == "edit" else "chat.postMessage"
+        return self.pacer.expected_wait(method, room.channel)
 
     async def post(self, room: RoomKey, message: OutgoingMessage) -> str:
         async def send(r: Rendered) -> Any:

@@ -82,6 +82,39 @@ def test_only_selects_by_benchmark_or_row_name(tmp_path: Path) -> None:
         main(["--inline", "--only", "nothing", "--out", str(out)], suite=[FAKE])
 
 
+def test_only_merges_its_rows_into_the_results_file(tmp_path: Path) -> None:
+    """A partial run replaces its own rows and keeps every other row of the
+    file, each row saying which run measured it (a full run, then `--quick`)."""
+    out = tmp_path / "results.json"
+    assert main(["--inline", "--out", str(out)], suite=[FAKE, BROKEN]) == 0
+    full = json.loads(out.read_text(encoding="utf-8"))
+    assert "measured" not in full["results"][0]  # one run: the top level says it all
+    assert main(["--inline", "--quick", "--only", "fake_errors", "--out", str(out)],
+                suite=[FAKE, BROKEN]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    _check_schema(doc)
+    rows = {r["name"]: r for r in doc["results"]}
+    assert list(rows) == ["fake_speed", "fake_errors", "fake_backend", "broken_figure"]
+    assert rows["fake_speed"]["note"] == "quick"  # this run's row
+    assert rows["broken_figure"] == {**full["results"][3], "measured": {
+        "date": full["date"], "commit": full.get("commit"), "quick": False}}
+    assert rows["fake_errors"]["measured"]["quick"] is True and doc["quick"] is True
+
+    # merged again: the kept row keeps saying which run it came from
+    main(["--inline", "--only", "fake", "--out", str(out)], suite=[FAKE, BROKEN])
+    again = {r["name"]: r for r in json.loads(out.read_text(encoding="utf-8"))["results"]}
+    assert again["broken_figure"]["measured"] == rows["broken_figure"]["measured"]
+    assert again["fake_speed"]["measured"]["quick"] is False
+
+
+def test_only_without_a_results_file_writes_its_rows(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    out.write_text("not json", encoding="utf-8")  # nothing to merge into
+    main(["--inline", "--only", "broken", "--out", str(out)], suite=[FAKE, BROKEN])
+    names = [r["name"] for r in json.loads(out.read_text(encoding="utf-8"))["results"]]
+    assert names == ["broken_figure"]
+
+
 def test_table_lists_every_row_with_its_verdict() -> None:
     rows = [SPECS[0].row(700.0, baseline=1000.0), SPECS[1].row(0), SPECS[2].missing("why")]
     text = table(rows)

@@ -39,6 +39,47 @@ def test_environment_beats_the_toml_file_which_beats_built_in_defaults(
     assert values["max_arbitrations"] == 3
 
 
+def test_arguments_beat_the_environment_which_beats_the_dotenv_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("TRIBUNAL_MAX_ROUNDS=9\nTRIBUNAL_STALL_THRESHOLD=5\nSLACK_BOT_TOKEN=xoxb-file\n"
+                      "TRIBUNAL_LANGUAGE\n", encoding="utf-8")  # a name without a value: unset
+    monkeypatch.setenv("TRIBUNAL_STALL_THRESHOLD", "4")
+    settings = Settings(_env_file=dotenv)
+    assert (settings.max_rounds, settings.stall_threshold) == (9, 4)
+    assert settings.language == "ko"  # the default
+    assert settings.slack_bot_token is not None
+    assert settings.slack_bot_token.get_secret_value() == "xoxb-file"
+    given = Settings(_env_file=dotenv, stall_threshold=3, slack_bot_token="xoxb-given")
+    assert given.stall_threshold == 3 and given.max_rounds == 9
+    assert given.slack_bot_token is not None
+    assert given.slack_bot_token.get_secret_value() == "xoxb-given"
+    assert Settings(_env_file=None).max_rounds == 6  # no file read
+    assert Settings(_env_file=tmp_path / "none.env").max_rounds == 6  # no such file
+    # what was set anywhere counts as set (the TOML file's defaults do not beat it)
+    assert {"max_rounds", "stall_threshold"} <= Settings(_env_file=dotenv).model_fields_set
+
+
+def test_variable_names_are_not_case_sensitive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("tribunal_max_rounds", "8")
+    monkeypatch.setenv("Slack_Bot_Token", "xoxb-mixed")
+    settings = Settings(_env_file=None)
+    assert settings.max_rounds == 8
+    assert settings.slack_bot_token is not None
+    assert settings.slack_bot_token.get_secret_value() == "xoxb-mixed"
+
+
+def test_a_bad_value_from_the_dotenv_file_names_its_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("TRIBUNAL_HTTP_PORT=eighty\n", encoding="utf-8")
+    with pytest.raises(SettingsError) as info:
+        load_settings(dotenv)
+    assert info.value.problems[0].startswith("TRIBUNAL_HTTP_PORT: ")
+
+
 def test_platform_credentials_use_their_own_names_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRIBUNAL_SLACK_BOT_TOKEN", "xoxb-prefixed")
     assert Settings(_env_file=None).slack_bot_token is None  # type: ignore[call-arg]

@@ -11,7 +11,7 @@ import pytest
 
 from bot.models import MessageKind, OutgoingMessage, RoomKey
 from bot.platforms import PlatformFatal, PlatformRunner
-from bot.ports import TransportError
+from bot.ports import ReportsPace, TransportError
 
 ROOM = RoomKey("slack", "C1", "1.0")
 
@@ -148,3 +148,21 @@ async def test_posts_wait_while_the_platform_is_down() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+class PacedPosts(Posts):
+    def expected_wait(self, call: str, room: RoomKey) -> float:
+        return 80.0 if call == "edit" else 1.0
+
+
+def test_the_gate_passes_on_its_transports_pace_or_says_it_has_none() -> None:
+    """The outbox weighs an edit against a new post only when the platform's
+    transport can tell how long each would wait (bot/outbox.py)."""
+    paced = Scripted([])
+    paced.transport = PacedPosts()
+    gate = PlatformRunner("slack", paced, sleep=Sleeps()).transport
+    assert isinstance(gate, ReportsPace)
+    # asked even while the platform is down: a guess, not a call
+    assert (gate.expected_wait("edit", ROOM), gate.expected_wait("post", ROOM)) == (80.0, 1.0)
+    plain = PlatformRunner("slack", Scripted([]), sleep=Sleeps()).transport
+    assert plain.expected_wait("edit", ROOM) is None

@@ -9,7 +9,14 @@ import types
 
 import pytest
 
-from adapters.slack.transport import ChannelPacer, SlackTransport, make_client
+from adapters.slack.transport import (
+    SLACK_LIMITS,
+    TIER_HEADROOM,
+    ChannelPacer,
+    SlackPacer,
+    SlackTransport,
+    make_client,
+)
 from bot.models import MessageKind, Option, OutgoingMessage, RoomKey
 from bot.ports import TransportError
 from tests.fakes.slack_api import BOT_TOKEN, FakeSlackAPI
@@ -136,6 +143,60 @@ async def test_pacer_spaces_posts_per_channel_without_real_sleep() -> None:
         await pacer.run("C1", call)
     await pacer.run("C2", call)  # another channel is not held back
     assert waits == [1.0, 1.0]
+
+
+async def test_pacer_tells_how_long_a_call_started_now_would_wait() -> None:
+    """The spacing left after the last call, and one interval per call queued
+    before it: what the outbox weighs before an edit (bot/outbox.py)."""
+    now = [100.0]
+    release = asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    pacer = ChannelPacer(2.0, clock=lambda: now[0], sleep=sleep)
+    assert pacer.expected_wait("") == 0.0
+
+    async def call() -> str:
+        return "ok"
+
+    await pacer.run("", call)
+    assert pacer.expected_wait("") == 2.0  # the spacing after that call
+    now[0] += 0.5
+    assert pacer.expected_wait("") == 1.5
+
+    async def held() -> str:
+        await release.wait()
+        return "ok"
+
+    calls = [asyncio.create_task(pacer.run("", held)) for _ in range(3)]
+    await asyncio.sleep(0)
+    # three calls ahead (one under way, two waiting): each takes its interval
+    assert pacer.expected_wait("") == 3 * 2.0
+    assert pacer.expected_wait("other") == 0.0  # another key waits for nothing
+    release.set()
+    await asyncio.gather(*calls)
+    assert pacer.expected_wait("") == 2.0
+
+
+async def test_transport_weighs_an_edit_against_a_post(slack_api: FakeSlackAPI) -> None:
+    """Edits share the workspace's chat.update bucket; posts wait per channel."""
+    now = [100.0]
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    paced = SlackTransport(make_client(BOT_TOKEN, slack_api.url))
+    paced.pacer = SlackPacer(clock=lambda: now[0], sleep=sleep)
+    other = RoomKey("slack", "C0OTHER", "1732870800.000200")
+    ids = await asyncio.gather(*(paced.post(r, msg()) for r in (ROOM, other)))
+    assert paced.expected_wait("post", ROOM) == 1.0  # the channel's one post a second
+    assert paced.expected_wait("edit", ROOM) == 0.0  # no edit made yet
+    await paced.edit(other, ids[1], msg("REVISE", kind=MessageKind.VERDICT))
+    # the edit in another channel spaced this room's next edit (Tier 3 at 90 %)
+    edit_spacing = SLACK_LIMITS["chat.update"].interval / TIER_HEADROOM
+    assert paced.expected_wait("edit", ROOM) == pytest.approx(edit_spacing)
+    assert paced.expected_wait("post", ROOM) == 1.0
 
 
 async def test_pacing_avoids_a_429_storm(slack_api: FakeSlackAPI,
