@@ -259,12 +259,37 @@ def as_claimed(row: OutboxRow, instance_id: str, lease_until: datetime) -> Outbo
     )
 
 
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """What `Transaction.insert_message_taking_room` did."""
+
+    seq: int | None  # the stored row's seq; None: a redelivery (nothing stored)
+    # The room's unit, taken for the rest of the transaction (None: the room
+    # was busy, or has older unapplied messages; the row waits, stored).
+    unit: RoomTransaction | None = None
+
+
 class Transaction(abc.ABC):
     """Writes of one unit of work; committed together when the block exits."""
 
     @abc.abstractmethod
     async def insert_message(self, row: MessageRow) -> int | None:
         """Store a message; its seq, or None when the room already has its message id."""
+
+    async def insert_message_taking_room(self, row: MessageRow) -> StoredMessage:
+        """`insert_message` (unapplied), and the room's unit in this same
+        transaction when the room is free at once: no unit of it holds or
+        awaits its lock (here, or in another instance sharing the database)
+        and it has no older unapplied message. Never waits for the lock.
+
+        The unit (`StoredMessage.unit`) holds the room's lock until this
+        transaction ends, its `state` read after the lock was taken, so the
+        row may be applied through it: stored and applied in one commit.
+        Marking that row applied cannot fail (this transaction stored it).
+        A backend that cannot take a lock without waiting takes no room
+        (this default): the row is stored and applied later, as by
+        `insert_message`."""
+        return StoredMessage(await self.insert_message(row))
 
     @abc.abstractmethod
     async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
@@ -484,7 +509,9 @@ class RoomTransaction(Transaction):
 
     @abc.abstractmethod
     async def unprocessed_messages(self) -> list[MessageRow]:
-        """The room's stored, unapplied messages, oldest first."""
+        """The room's stored, unapplied messages, oldest first. (A backend may
+        read them with the state, at the unit's start, and answer a first call
+        made before the unit wrote any message from that read.)"""
 
 
 @dataclass(frozen=True, slots=True)

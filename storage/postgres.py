@@ -41,7 +41,14 @@ from storage.base import (
     as_claimed,
     claimable,
 )
-from storage.postgres_writes import PostgresRoomTransaction, PostgresTransaction, load_row
+from storage.locks import RoomLocks
+from storage.postgres_writes import (
+    ROOM_AND_UNPROCESSED,
+    PostgresRoomTransaction,
+    PostgresTransaction,
+    Session,
+    load_row,
+)
 from storage.schema import latest_version, postgres_migrations
 from storage.sqlite_writes import from_ms, ms
 
@@ -97,7 +104,7 @@ class PostgresStorage(Storage):
         self._owners: dict[asyncio.Task[Any], asyncpg.Connection] = {}
         # Units of one room in this process queue in order (asyncio locks are
         # FIFO); the advisory lock then orders them against other instances.
-        self._room_locks: dict[str, asyncio.Lock] = {}
+        self._room_locks = RoomLocks()
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -229,14 +236,21 @@ class PostgresStorage(Storage):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
         task = asyncio.current_task()
-        async with self.pool.acquire() as conn, conn.transaction():
-            if task is not None:
-                self._owners[task] = conn
-            try:
-                yield PostgresTransaction(conn)
-            finally:
+        session: Session | None = None
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                session = Session(conn, self._room_locks)
                 if task is not None:
-                    self._owners.pop(task, None)
+                    self._owners[task] = conn
+                try:
+                    yield PostgresTransaction(session)
+                    await session.flush()
+                finally:
+                    if task is not None:
+                        self._owners.pop(task, None)
+        finally:
+            if session is not None:
+                session.end()  # after the commit: a room taken here is free
 
     @asynccontextmanager
     async def room(self, room_id: str) -> AsyncIterator[RoomTransaction]:
@@ -244,14 +258,22 @@ class PostgresStorage(Storage):
         advisory lock on the room id, released at commit or rollback, so every
         instance sees the state the last one committed."""
         task = asyncio.current_task()
-        lock = self._room_locks.setdefault(room_id, asyncio.Lock())
-        async with lock, self.pool.acquire() as conn, conn.transaction():
+        async with (self._room_locks.hold(room_id), self.pool.acquire() as conn,
+                    conn.transaction()):
             await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", room_id)
-            state = await conn.fetchval("SELECT state FROM rooms WHERE id = $1", room_id)
+            # After the lock, in a statement of its own (its snapshot sees what
+            # the lock's last holder committed): the state and the room's
+            # unapplied messages in one read.
+            rows = await conn.fetch(ROOM_AND_UNPROCESSED, room_id)
+            state = rows[0]["room_state"] if rows else None
             if task is not None:
                 self._owners[task] = conn
+            session = Session(conn, self._room_locks)
             try:
-                yield PostgresRoomTransaction(conn, room_id, None if state is None else str(state))
+                yield PostgresRoomTransaction(
+                    session, room_id, None if state is None else str(state),
+                    unprocessed=[r for r in rows if r["seq"] is not None])
+                await session.flush()
             finally:
                 if task is not None:
                     self._owners.pop(task, None)

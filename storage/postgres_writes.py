@@ -10,6 +10,7 @@ text for times, JSON text for structures), so both backends read back alike.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -25,8 +26,10 @@ from storage.base import (
     MessageRow,
     OutboxRow,
     RoomTransaction,
+    StoredMessage,
     Transaction,
 )
+from storage.locks import RoomLocks
 from storage.sqlite_writes import (
     CLAIMABLE,
     LEASE_CLAIMABLE,
@@ -59,8 +62,81 @@ def load_row(record: asyncpg.Record) -> dict[str, Any]:
     return out
 
 
+INSERT_MESSAGE = (
+    "INSERT INTO messages (platform, message_id, room_id, author, role, text,"
+    " ts, epoch, turn_no, processed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    " ON CONFLICT DO NOTHING"
+)
+MARK_PROCESSED = (
+    "UPDATE messages SET processed = 1, epoch = $1, turn_no = $2 WHERE seq = $3 AND processed = 0"
+)
+SAVE_STATE = (
+    "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO UPDATE SET"
+    " state = excluded.state, last_activity_at = excluded.last_activity_at"
+)
+# The room's state and unapplied messages in one read (see the SQLite backend).
+ROOM_AND_UNPROCESSED = (
+    "SELECT r.state AS room_state, m.* FROM (SELECT $1::text AS id) AS k"
+    " LEFT JOIN rooms AS r ON r.id = k.id"
+    " LEFT JOIN messages AS m ON m.room_id = k.id AND m.processed = 0"
+    " ORDER BY m.seq"
+)
+
+
+def message_params(row: MessageRow) -> tuple[Any, ...]:
+    return (
+        row.platform, row.message_id, row.room_id, row.author, row.role, row.text,
+        row.ts.isoformat(), row.epoch, row.turn_no, int(row.processed),
+    )
+
+
+class Session:
+    """The connection as one unit of work uses it: its statements, a mark of
+    the message it stored itself kept to go with the room's state in one
+    statement (`mark`: epoch, turn, seq), and what runs when it ends
+    (`on_end`: a room lock taken by `insert_message_taking_room` is let go
+    after the commit). Any other statement sends the kept mark first."""
+
+    def __init__(self, conn: asyncpg.Connection, locks: RoomLocks) -> None:
+        self.conn = conn
+        self.locks = locks
+        self.mark: tuple[int, int | None, int] | None = None
+        self.on_end: list[Callable[[], None]] = []
+
+    async def flush(self) -> None:
+        if self.mark is not None:
+            mark, self.mark = self.mark, None
+            await self.conn.execute(MARK_PROCESSED, *mark)
+
+    async def execute(self, sql: str, *args: Any) -> str:
+        await self.flush()
+        return str(await self.conn.execute(sql, *args))
+
+    async def executemany(self, sql: str, args: Any) -> None:
+        await self.flush()
+        await self.conn.executemany(sql, args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        await self.flush()
+        return list(await self.conn.fetch(sql, *args))
+
+    async def fetchrow(self, sql: str, *args: Any) -> asyncpg.Record | None:
+        await self.flush()
+        return await self.conn.fetchrow(sql, *args)
+
+    async def fetchval(self, sql: str, *args: Any) -> Any:
+        await self.flush()
+        return await self.conn.fetchval(sql, *args)
+
+    def end(self) -> None:
+        on_end, self.on_end = self.on_end, []
+        for release in on_end:
+            release()
+
+
 class PostgresTransaction(Transaction):
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    def __init__(self, conn: Session) -> None:
         self.conn = conn
 
     async def get_escalation(self, escalation_id: int) -> EscalationRow | None:
@@ -87,31 +163,47 @@ class PostgresTransaction(Transaction):
         return _rows_changed(str(status)) == 1
 
     async def insert_message(self, row: MessageRow) -> int | None:
-        seq = await self.conn.fetchval(
-            "INSERT INTO messages (platform, message_id, room_id, author, role, text,"
-            " ts, epoch, turn_no, processed) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-            " ON CONFLICT DO NOTHING RETURNING seq",
-            row.platform,
-            row.message_id,
-            row.room_id,
-            row.author,
-            row.role,
-            row.text,
-            row.ts.isoformat(),
-            row.epoch,
-            row.turn_no,
-            int(row.processed),
-        )
+        seq = await self.conn.fetchval(INSERT_MESSAGE + " RETURNING seq", *message_params(row))
         return None if seq is None else int(seq)
 
+    async def insert_message_taking_room(self, row: MessageRow) -> StoredMessage:
+        release = await self.conn.locks.try_hold(row.room_id)
+        if release is None:  # a unit of the room holds or awaits its lock here
+            return StoredMessage(await self.insert_message(row))
+        try:
+            # The insert, and the room's advisory lock if no instance holds it
+            # (never waiting); a redelivery returns no row and takes nothing.
+            stored = await self.conn.fetchrow(
+                "WITH stored AS (" + INSERT_MESSAGE + " RETURNING seq) SELECT seq,"
+                " pg_try_advisory_xact_lock(hashtextextended($3, 0)) AS locked FROM stored",
+                *message_params(row),
+            )
+            if stored is None or not stored["locked"]:
+                release()
+                return StoredMessage(None if stored is None else int(stored["seq"]))
+            seq = int(stored["seq"])
+            # Its own statement: its snapshot is taken under the lock, so it
+            # sees what the lock's last holder committed.
+            room = await self.conn.fetchrow(
+                "SELECT (SELECT state FROM rooms WHERE id = $1) AS state, EXISTS (SELECT 1"
+                " FROM messages WHERE processed = 0 AND room_id = $1 AND seq < $2) AS older",
+                row.room_id, seq,
+            )
+        except BaseException:
+            release()
+            raise
+        assert room is not None  # a SELECT without FROM yields its one row
+        if room["older"]:
+            release()  # the advisory lock stays until the commit, a moment
+            return StoredMessage(seq)
+        self.conn.on_end.append(release)
+        state = room["state"]
+        unit = PostgresRoomTransaction(self.conn, row.room_id,
+                                       None if state is None else str(state), stored_seq=seq)
+        return StoredMessage(seq, unit)
+
     async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
-        status = await self.conn.execute(
-            "UPDATE messages SET processed = 1, epoch = $1, turn_no = $2"
-            " WHERE seq = $3 AND processed = 0",
-            epoch,
-            turn_no,
-            seq,
-        )
+        status = await self.conn.execute(MARK_PROCESSED, epoch, turn_no, seq)
         return _rows_changed(str(status)) == 1
 
     async def save_room_state(
@@ -123,17 +215,17 @@ class PostgresTransaction(Transaction):
         state: str,
         at: datetime,
     ) -> None:
-        await self.conn.execute(
-            "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $6) ON CONFLICT (id) DO UPDATE SET"
-            " state = excluded.state, last_activity_at = excluded.last_activity_at",
-            room_id,
-            platform,
-            channel,
-            thread,
-            state,
-            at.isoformat(),
-        )
+        params = (room_id, platform, channel, thread, state, at.isoformat())
+        if self.conn.mark is not None:
+            # The kept mark goes in the same statement (a data-modifying WITH
+            # runs whether or not the statement reads it).
+            mark, self.conn.mark = self.conn.mark, None
+            await self.conn.conn.execute(
+                "WITH marked AS (UPDATE messages SET processed = 1, epoch = $7, turn_no = $8"
+                " WHERE seq = $9 AND processed = 0) " + SAVE_STATE, *params, *mark,
+            )
+            return
+        await self.conn.execute(SAVE_STATE, *params)
 
     async def create_arbitration(
         self, room_id: str, epoch: int, trigger: str, evidence: dict[str, Any], at: datetime
@@ -430,16 +522,35 @@ class PostgresTransaction(Transaction):
 
 
 class PostgresRoomTransaction(PostgresTransaction, RoomTransaction):
-    """A room's unit: the room's advisory lock is held for the whole transaction."""
+    """A room's unit: the room's advisory lock is held for the whole transaction.
 
-    def __init__(self, conn: asyncpg.Connection, room_id: str, state: str | None) -> None:
+    `unprocessed` and `stored_seq` as on SQLite (`SqliteRoomTransaction`)."""
+
+    def __init__(self, conn: Session, room_id: str, state: str | None, *,
+                 unprocessed: list[Any] | None = None,
+                 stored_seq: int | None = None) -> None:
         super().__init__(conn)
         self.room_id = room_id
         self.state = state
+        self._unprocessed = unprocessed
+        self._stored_seq = stored_seq
 
     async def unprocessed_messages(self) -> list[MessageRow]:
-        rows = await self.conn.fetch(
+        if self._unprocessed is not None:  # read with the state, nothing written since
+            rows, self._unprocessed = self._unprocessed, None
+            return [MessageRow.model_validate(load_row(r)) for r in rows]
+        found = await self.conn.fetch(
             "SELECT * FROM messages WHERE processed = 0 AND room_id = $1 ORDER BY seq",
             self.room_id,
         )
-        return [MessageRow.model_validate(load_row(r)) for r in rows]
+        return [MessageRow.model_validate(load_row(r)) for r in found]
+
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
+        self._unprocessed = None
+        if seq == self._stored_seq:
+            # Stored by this transaction: no one else can have applied it.
+            self._stored_seq = None
+            await self.conn.flush()
+            self.conn.mark = (epoch, turn_no, seq)
+            return True
+        return await super().mark_processed(seq, epoch=epoch, turn_no=turn_no)

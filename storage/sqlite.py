@@ -13,7 +13,6 @@ import json
 import os
 import sqlite3
 import tempfile
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
@@ -39,8 +38,11 @@ from storage.base import (
     as_claimed,
     claimable,
 )
+from storage.locks import RoomLocks
 from storage.schema import latest_version, migrations, statements
 from storage.sqlite_writes import (
+    ROOM_AND_UNPROCESSED,
+    Session,
     SqliteRoomTransaction,
     SqliteTransaction,
     from_ms,
@@ -72,10 +74,7 @@ class SqliteStorage(Storage):
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()  # the connection: one unit of work at a time
         self._owner: asyncio.Task[Any] | None = None
-        # Dropped when no unit holds or awaits them; a room never keeps memory.
-        self._room_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._room_locks = RoomLocks()
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -206,42 +205,41 @@ class SqliteStorage(Storage):
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:
-        async with self._unit():
-            yield SqliteTransaction(self.db)
+        async with self._unit() as session:
+            yield SqliteTransaction(session)
 
     @asynccontextmanager
     async def room(self, room_id: str) -> AsyncIterator[RoomTransaction]:
-        lock = self._room_locks.get(room_id)
-        if lock is None:
-            lock = self._room_locks[room_id] = asyncio.Lock()
         # Room first, then the connection: a unit waiting for its room holds
         # nothing the others need (asyncio locks are FIFO: rooms keep order).
-        async with lock, self._unit():
-            # One trip to the connection's thread for a read (execute, fetch and
-            # close in one call): on a busy ingest path the trips cost more
-            # than the statements.
-            rows = await self.db.execute_fetchall(
-                "SELECT state FROM rooms WHERE id = ?", (room_id,))
-            state = next(iter(rows), None)
+        async with self._room_locks.hold(room_id), self._unit() as session:
+            # One trip to the connection's thread for the state and the room's
+            # unapplied messages (execute, fetch and close in one call): on a
+            # busy ingest path the trips cost more than the statements.
+            rows = await self.db.execute_fetchall(ROOM_AND_UNPROCESSED, (room_id,))
+            first = next(iter(rows), None)
+            state = None if first is None else first["room_state"]
             yield SqliteRoomTransaction(
-                self.db, room_id, None if state is None else str(state[0]))
+                session, room_id, None if state is None else str(state),
+                unprocessed=[r for r in rows if r["seq"] is not None])
 
     @asynccontextmanager
-    async def _unit(self) -> AsyncIterator[None]:
-        """The connection for one unit of work: commit at the end, roll back on error."""
+    async def _unit(self) -> AsyncIterator[Session]:
+        """The connection for one unit of work: commit at the end (with the
+        writes it kept for then), roll back on error."""
         async with self._lock:
             self._owner = asyncio.current_task()
+            session = Session(self.db, self._room_locks)
             try:
                 try:
-                    yield
+                    yield session
+                    await session.commit()
                 except BaseException:
-                    if self.db.in_transaction:
-                        await self.db.rollback()
+                    await session.rollback()
                     raise
-                if self.db.in_transaction:
-                    await self.db.commit()
             finally:
                 self._owner = None
+                session.end()
 
     async def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         if self._owner is not None and self._owner is asyncio.current_task():

@@ -1,10 +1,20 @@
-"""The writes of the SQLite backend: one `SqliteTransaction` per unit of work."""
+"""The writes of the SQLite backend: one `SqliteTransaction` per unit of work.
+
+aiosqlite runs every call on the connection's own thread, and on a busy
+ingest path the trips there cost more than the statements. So a unit keeps
+the writes whose outcome nobody reads (a room's state, marking applied the
+message it stored itself) for its commit, and sends them with the COMMIT in
+one trip (`Session.commit`); any other statement of the unit sends them first,
+so the database sees the unit's statements in the order it made them.
+"""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 
@@ -18,8 +28,112 @@ from storage.base import (
     MessageRow,
     OutboxRow,
     RoomTransaction,
+    StoredMessage,
     Transaction,
 )
+from storage.locks import RoomLocks
+
+T = TypeVar("T")
+
+# aiosqlite queues plain functions for its thread (`Connection._execute`, on
+# the connection `Connection._conn`); not a documented interface, so its
+# absence is tolerated: the statements then go one call each.
+ONE_TRIP = callable(getattr(aiosqlite.Connection, "_execute", None)) and isinstance(
+    getattr(aiosqlite.Connection, "_conn", None), property
+)
+
+INSERT_MESSAGE = (
+    "INSERT OR IGNORE INTO messages (platform, message_id, room_id, author, role, text,"
+    " ts, epoch, turn_no, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+MARK_PROCESSED = (
+    "UPDATE messages SET processed = 1, epoch = ?, turn_no = ? WHERE seq = ? AND processed = 0"
+)
+# The room's state and unapplied messages in one read: one row per message,
+# each carrying the state (`room_state`); one row of NULLs but the state
+# when none waits. The join reads the partial index of unapplied messages.
+ROOM_AND_UNPROCESSED = (
+    "SELECT r.state AS room_state, m.* FROM (SELECT ? AS id) AS k"
+    " LEFT JOIN rooms AS r ON r.id = k.id"
+    " LEFT JOIN messages AS m ON m.room_id = k.id AND m.processed = 0"
+    " ORDER BY m.seq"
+)
+
+
+async def in_thread(db: aiosqlite.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
+    """`work` on the connection's thread, given the sqlite3 connection: one trip."""
+    raw = cast(Any, db)
+    return cast(T, await raw._execute(lambda: work(raw._conn)))
+
+
+def message_params(row: MessageRow) -> tuple[Any, ...]:
+    return (
+        row.platform, row.message_id, row.room_id, row.author, row.role, row.text,
+        row.ts.isoformat(), row.epoch, row.turn_no, int(row.processed),
+    )
+
+
+class Session:
+    """The connection as one unit of work uses it (the storage holds the
+    connection's lock for it): its statements, the writes it keeps for the
+    commit (`later`), and what runs when it ends (`on_end`: a room lock taken
+    by `insert_message_taking_room` is let go after the commit)."""
+
+    def __init__(self, db: aiosqlite.Connection, locks: RoomLocks) -> None:
+        self.conn = db
+        self.locks = locks
+        self.later: list[tuple[str, tuple[Any, ...]]] = []
+        self.on_end: list[Callable[[], None]] = []
+
+    async def flush(self) -> None:
+        later, self.later = self.later, []
+        for sql, params in later:
+            await self.conn.execute(sql, params)
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Cursor:
+        await self.flush()
+        return await self.conn.execute(sql, params)
+
+    async def execute_fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        await self.flush()
+        return list(await self.conn.execute_fetchall(sql, params))
+
+    async def executemany(self, sql: str, params: Iterable[Iterable[Any]]) -> aiosqlite.Cursor:
+        await self.flush()
+        return await self.conn.executemany(sql, params)
+
+    async def commit(self) -> None:
+        """The kept writes and the COMMIT, in one trip when aiosqlite allows."""
+        later, self.later = self.later, []
+        if later and ONE_TRIP:
+            await in_thread(self.conn, lambda conn: _write_and_commit(conn, later))
+            return
+        for sql, params in later:
+            await self.conn.execute(sql, params)
+        if self.conn.in_transaction:
+            await self.conn.commit()
+
+    async def rollback(self) -> None:
+        self.later.clear()
+        if self.conn.in_transaction:
+            await self.conn.rollback()
+
+    def end(self) -> None:
+        on_end, self.on_end = self.on_end, []
+        for release in on_end:
+            release()
+
+
+def _write_and_commit(conn: sqlite3.Connection, later: list[tuple[str, tuple[Any, ...]]]) -> None:
+    try:
+        for sql, params in later:
+            conn.execute(sql, params)
+        if conn.in_transaction:
+            conn.commit()
+    except BaseException:
+        if conn.in_transaction:
+            conn.rollback()
+        raise
 
 _JSON_FIELDS = {
     "evidence", "options", "overrides", "allowed", "payload", "ruling", "answer_ruling",
@@ -77,7 +191,7 @@ def dump(value: Any) -> Any:
 
 
 class SqliteTransaction(Transaction):
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: Session) -> None:
         self.db = db
 
     async def _one(self, sql: str, params: tuple[Any, ...]) -> dict[str, Any] | None:
@@ -93,30 +207,36 @@ class SqliteTransaction(Transaction):
         return None if row is None else OutboxRow.model_validate(row)
 
     async def insert_message(self, row: MessageRow) -> int | None:
-        cursor = await self.db.execute(
-            "INSERT OR IGNORE INTO messages (platform, message_id, room_id, author, role, text,"
-            " ts, epoch, turn_no, processed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.platform,
-                row.message_id,
-                row.room_id,
-                row.author,
-                row.role,
-                row.text,
-                row.ts.isoformat(),
-                row.epoch,
-                row.turn_no,
-                int(row.processed),
-            ),
-        )
+        cursor = await self.db.execute(INSERT_MESSAGE, message_params(row))
         return cursor.lastrowid if cursor.rowcount == 1 else None
 
+    async def insert_message_taking_room(self, row: MessageRow) -> StoredMessage:
+        release = await self.db.locks.try_hold(row.room_id)
+        if release is None:  # a unit of the room holds or awaits its lock
+            return StoredMessage(await self.insert_message(row))
+        try:
+            # One trip: the insert opens the write transaction, then the
+            # room's state and whether an older message waits are read in it.
+            found = await self.db.execute_fetchall(
+                INSERT_MESSAGE + " RETURNING seq, (SELECT state FROM rooms WHERE id = ?),"
+                " EXISTS (SELECT 1 FROM messages AS m WHERE m.processed = 0"
+                " AND m.room_id = ? AND m.seq < messages.seq)",
+                (*message_params(row), row.room_id, row.room_id),
+            )
+        except BaseException:
+            release()
+            raise
+        if not found or found[0][2]:  # a redelivery, or older messages go first
+            release()
+            return StoredMessage(int(found[0][0]) if found else None)
+        seq, state = int(found[0][0]), found[0][1]
+        self.db.on_end.append(release)
+        unit = SqliteRoomTransaction(self.db, row.room_id, None if state is None else str(state),
+                                     stored_seq=seq)
+        return StoredMessage(seq, unit)
+
     async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
-        cursor = await self.db.execute(
-            "UPDATE messages SET processed = 1, epoch = ?, turn_no = ?"
-            " WHERE seq = ? AND processed = 0",
-            (epoch, turn_no, seq),
-        )
+        cursor = await self.db.execute(MARK_PROCESSED, (epoch, turn_no, seq))
         return cursor.rowcount == 1
 
     async def insert_action(self, row: ActionRow) -> int | None:
@@ -143,12 +263,13 @@ class SqliteTransaction(Transaction):
         state: str,
         at: datetime,
     ) -> None:
-        await self.db.execute(
+        # Nobody reads its outcome: it goes with the commit (`Session`).
+        self.db.later.append((
             "INSERT INTO rooms (id, platform, channel, thread, state, created_at, last_activity_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET state = excluded.state,"
             " last_activity_at = excluded.last_activity_at",
             (room_id, platform, channel, thread, state, at.isoformat(), at.isoformat()),
-        )
+        ))
 
     async def create_arbitration(
         self, room_id: str, epoch: int, trigger: str, evidence: dict[str, Any], at: datetime
@@ -182,13 +303,12 @@ class SqliteTransaction(Transaction):
     async def claim_arbitration(
         self, arbitration_id: int, instance_id: str, now: datetime, lease_until: datetime
     ) -> ArbitrationRow | None:
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "UPDATE arbitrations SET claimed_by = ?, lease_until = ?, fence = fence + 1"
             " WHERE id = ? AND " + CLAIMABLE.format(me="?", now="?") + " RETURNING *",
             (instance_id, lease_until.isoformat(), arbitration_id, instance_id, now.isoformat()),
-        ) as cursor:
-            row = await cursor.fetchone()
-        return None if row is None else arbitration(load_row(row))
+        )
+        return arbitration(load_row(rows[0])) if rows else None
 
     async def renew_arbitration(
         self, arbitration_id: int, instance_id: str, fence: int, lease_until: datetime
@@ -203,15 +323,14 @@ class SqliteTransaction(Transaction):
     async def claim_lease(
         self, name: str, instance_id: str, now: datetime, lease_until: datetime
     ) -> LeaseRow | None:
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "INSERT INTO leases (name, holder, lease_until, fence) VALUES (?, ?, ?, 1)"
             " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
             " lease_until = excluded.lease_until, fence = leases.fence + 1"
             " WHERE " + LEASE_CLAIMABLE.format(me="?", now="?") + " RETURNING *",
             (name, instance_id, lease_until.isoformat(), instance_id, now.isoformat()),
-        ) as cursor:
-            row = await cursor.fetchone()
-        return None if row is None else LeaseRow.model_validate(dict(row))
+        )
+        return LeaseRow.model_validate(dict(rows[0])) if rows else None
 
     async def renew_lease(
         self, name: str, instance_id: str, fence: int, lease_until: datetime
@@ -412,19 +531,44 @@ class SqliteTransaction(Transaction):
 
 
 class SqliteRoomTransaction(SqliteTransaction, RoomTransaction):
-    """A room's unit: the storage holds the room's lock and the connection for it."""
+    """A room's unit: the storage holds the room's lock and the connection for it.
 
-    def __init__(self, db: aiosqlite.Connection, room_id: str, state: str | None) -> None:
+    `unprocessed`: the room's unapplied messages, read with its state (the
+    first `unprocessed_messages()` returns them). `stored_seq`: the message
+    this very transaction stored (`insert_message_taking_room`), which no one
+    else can have applied: marking it goes with the commit."""
+
+    def __init__(self, db: Session, room_id: str, state: str | None, *,
+                 unprocessed: list[Any] | None = None,
+                 stored_seq: int | None = None) -> None:
         super().__init__(db)
         self.room_id = room_id
         self.state = state
+        self._unprocessed = unprocessed
+        self._stored_seq = stored_seq
 
     async def unprocessed_messages(self) -> list[MessageRow]:
-        rows = await self.db.execute_fetchall(
+        if self._unprocessed is not None:  # read with the state, nothing written since
+            rows, self._unprocessed = self._unprocessed, None
+            return [MessageRow.model_validate(load_row(r)) for r in rows]
+        found = await self.db.execute_fetchall(
             "SELECT * FROM messages WHERE processed = 0 AND room_id = ? ORDER BY seq",
             (self.room_id,),
         )
-        return [MessageRow.model_validate(load_row(r)) for r in rows]
+        return [MessageRow.model_validate(load_row(r)) for r in found]
+
+    async def insert_message(self, row: MessageRow) -> int | None:
+        self._unprocessed = None
+        return await super().insert_message(row)
+
+    async def mark_processed(self, seq: int, *, epoch: int, turn_no: int | None) -> bool:
+        if seq == self._stored_seq:
+            self._stored_seq = None
+            self._unprocessed = None  # it would list the row as unapplied
+            self.db.later.append((MARK_PROCESSED, (epoch, turn_no, seq)))
+            return True
+        self._unprocessed = None
+        return await super().mark_processed(seq, epoch=epoch, turn_no=turn_no)
 
 
 def instance_discord(row: InstanceRow) -> str | None:
