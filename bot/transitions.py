@@ -33,6 +33,7 @@ from bot.escalation import Rejection, check_option, may_answer, rejection_text
 from bot.escalation_flow import Reply, announce, decide, enqueue_private
 from bot.i18n import resolve, text_language
 from bot.ledger import apply_ruling
+from bot.lru import LRU
 from bot.models import AnswerKind, Role, RoomKey, Trigger, Verdict, VerdictKind
 from bot.state import RoomState
 from storage.base import EscalationRow, MessageRow, RoomTransaction
@@ -96,12 +97,46 @@ def load(unit: RoomTransaction) -> RoomState:
 
 
 async def save(unit: RoomTransaction, room: RoomKey, state: RoomState, now: datetime,
-               effects: Effects) -> None:
-    await unit.save_room_state(
-        room.id, room.platform, room.channel, room.thread, state.model_dump_json(), now
-    )
+               effects: Effects) -> str:
+    """Write the room's state through the unit; the JSON written."""
+    text = state.model_dump_json()
+    await unit.save_room_state(room.id, room.platform, room.channel, room.thread, text, now)
     effects.saved = True
     effects.open_turn_at = state.open_turn.last_at if state.open_turn is not None else None
+    return text
+
+
+class ParsedStates:
+    """The state objects of the rooms saved last, each beside the exact JSON it
+    was saved as, so that the next unit of the room need not parse and
+    validate that JSON again (on a busy room it costs more than the unit's
+    statements).
+
+    The JSON the unit read decides: the same text is the same state, whoever
+    wrote it and whether or not the save it came from was committed; another
+    instance's change, a rolled-back save, anything else makes the text
+    differ, and the object is not used. A taken object leaves the cache (the
+    transition changes it); one is put back only as the JSON just saved of it,
+    or unchanged as the JSON it was taken for. Bounded: the rooms active last.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self._kept: LRU[str, tuple[str, RoomState]] = LRU(size)
+
+    def take(self, unit: RoomTransaction) -> RoomState:
+        """The unit's state, as `load`."""
+        kept = self._kept.get(unit.room_id)
+        if kept is not None:
+            self._kept.pop(unit.room_id)
+            if kept[0] == unit.state:
+                return kept[1]
+        return load(unit)
+
+    def keep(self, room_id: str, text: str | None, state: RoomState) -> None:
+        """`state` is exactly `text` parsed (just saved as it, or taken for it and
+        left unchanged), and nothing will change it any more."""
+        if text is not None:
+            self._kept.put(room_id, (text, state))
 
 
 class AlreadyApplied(RuntimeError):
@@ -156,6 +191,7 @@ class Transitions:
     def __init__(self, clock: Clock, admin_ids: list[str]) -> None:
         self.clock = clock
         self.admin_ids = admin_ids
+        self.states = ParsedStates()  # for messages and turns closing: the busy path
 
     # -- messages and turns ---------------------------------------------------
     async def message(
@@ -163,8 +199,9 @@ class Transitions:
     ) -> Effects | None:
         """Apply one stored message. None: the room holds its messages (an
         arbitration is in flight; they are applied after its verdict)."""
-        state = load(unit)
+        state = self.states.take(unit)
         if state.arbitrating:
+            self.states.keep(room.id, unit.state, state)  # unchanged
             return None
         effects = Effects()
         if not ctx.channel.watched or ctx.channel.paused:
@@ -185,7 +222,8 @@ class Transitions:
                 # Arbitrate first: this very message may answer what the turn
                 # triggered. It stays stored and is applied after the verdict.
                 await self._record_detection(unit, room, state, events, effects)
-                await save(unit, room, state, self.clock.now(), effects)
+                text = await save(unit, room, state, self.clock.now(), effects)
+                self.states.keep(room.id, text, state)
                 effects.open_turn_waits = waits_for_reviewers(state)
                 effects.consumed = False
                 return effects
@@ -219,7 +257,8 @@ class Transitions:
                 await self._lost(unit, room, reply)
             self._answered(room, reply, effects)
         await self._record_detection(unit, room, state, events, effects)
-        await save(unit, room, state, self.clock.now(), effects)
+        text = await save(unit, room, state, self.clock.now(), effects)
+        self.states.keep(room.id, text, state)
         effects.open_turn_waits = waits_for_reviewers(state)
         return effects
 
@@ -231,10 +270,11 @@ class Transitions:
         None when there is nothing to do, or the room is busy: an arbitration
         in flight, or stored messages waiting to be applied (they come first).
         """
-        state = load(unit)
-        if state.open_turn is None or state.arbitrating:
-            return None
-        if not force and await unit.unprocessed_messages():
+        state = self.states.take(unit)
+        if state.open_turn is None or state.arbitrating or (
+            not force and await unit.unprocessed_messages()
+        ):
+            self.states.keep(room.id, unit.state, state)  # unchanged
             return None
         if force:
             events = detection.close_turn(
@@ -249,7 +289,8 @@ class Transitions:
             return None
         effects = Effects()
         await self._record_detection(unit, room, state, events, effects)
-        await save(unit, room, state, self.clock.now(), effects)
+        text = await save(unit, room, state, self.clock.now(), effects)
+        self.states.keep(room.id, text, state)
         return effects
 
     async def restore(self, unit: RoomTransaction, room: RoomKey, state: RoomState) -> Effects:
