@@ -2,8 +2,9 @@
 
 An incoming message is stored first (`bot.ingest`), then each room applies
 its stored messages oldest first, one unit of work (`Storage.room`) per
-message (`bot.transitions`); what a transition returns (arbitrations to
-start, events, posts to flush) runs after its unit commits. An arbitration
+message (`bot.transitions`); a message whose room is free is stored and
+applied in one unit (`on_message`). What a transition returns (arbitrations
+to start, events, posts to flush) runs after its unit commits. An arbitration
 holds its room's messages (`RoomState.arbitrating`) until its verdict, which
 is recorded in a fresh unit; then the room goes on from storage. Nothing
 here knows which platform it serves, and nothing here keeps a room's state:
@@ -13,13 +14,14 @@ it lives in storage.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Coroutine, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot import catchup, detection, shards
+from bot import catchup, detection, shards, telemetry
 from bot.admin import AdminCommands
 from bot.arbiter.judge import ProgressJudge
 from bot.arbiter.service import Arbitrator
@@ -32,7 +34,7 @@ from bot.detection import Thresholds
 from bot.escalation_flow import Reminders, enqueue_private
 from bot.faults import armed, hit
 from bot.i18n import room_language
-from bot.ingest import role_of, store_incoming
+from bot.ingest import incoming_row, role_of, store_incoming, store_row
 from bot.instances import Instance
 from bot.leases import NamedLeases
 from bot.models import (
@@ -441,13 +443,59 @@ class Engine:
         return role_of(await self.channels.get(message.platform, message.channel), message)
 
     async def on_message(self, message: IncomingMessage) -> None:
-        """Store and apply (replays, tests). A message of a room busy with an
-        arbitration in another task is applied by that task, after the verdict."""
-        if await self.store(message) is None:
-            return  # not ours, or a redelivery of a message already stored
-        if message.room.id in self.catching_up:
+        """Store and apply (Discord, tests). A message of a room busy with an
+        arbitration in another task is applied by that task, after the verdict.
+
+        When the room is free (no unit of it running or waiting, nothing older
+        waiting to be applied) the message is stored and applied in one unit
+        of work, one commit; else it is stored without waiting for the room
+        and applied from storage, after what came before it.
+        """
+        if message.is_self:
+            return
+        row = await incoming_row(self.channels, message)
+        if row is None:
+            return  # not ours
+        room = message.room
+        if room.id in self.catching_up:
+            await store_row(self.storage, row)
             return  # the room's catch-up applies it, after what it missed
-        await self.apply_stored(message.room)
+        if self.progress_judge is not None:
+            # A model call may come before the room's unit (`judged`): the
+            # message is stored first, however long the judge takes.
+            if await store_row(self.storage, row) is not None:
+                await self.apply_stored(room)
+            return
+        ctx = await self.context(room)
+        try:
+            async with self.storage.transaction() as tx:
+                stored = await tx.insert_message_taking_room(row)
+                effects = None
+                if stored.unit is not None:
+                    effects = await self.transitions.message(
+                        stored.unit, room, row.model_copy(update={"seq": stored.seq}), ctx)
+        except Exception:
+            # Nothing of it was committed. Keep the message (unapplied) if
+            # the database takes it, as when applying fails after a store:
+            # a platform that does not redeliver must not lose it.
+            with contextlib.suppress(Exception):
+                await store_row(self.storage, row)
+            raise
+        if stored.seq is None:
+            # A redelivery. The first delivery may have been stored and left
+            # unapplied (its applying failed): the room applies what waits.
+            telemetry.redelivered(room, row.message_id)
+            await self.apply_stored(room)
+            return
+        if stored.unit is None:
+            await self.apply_stored(room)  # stored: the room applies it in its turn
+            return
+        if effects is None:
+            return  # stored; the arbitration holding the room applies it after its verdict
+        hit("after_apply")
+        await self._run(room, effects, inline=True)
+        if not effects.consumed or effects.arbitrations:
+            await self.apply_stored(room)  # what waited for the verdict, this message included
 
     async def receive(self, message: IncomingMessage) -> None:
         """Store the message, then apply it in a task (adapters: before the ack).
