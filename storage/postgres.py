@@ -93,6 +93,15 @@ def _with_defaults(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """What the pool does to a connection given back, after asyncpg has rolled
+    back a transaction left open: nothing more. Its default reset query
+    (release session advisory locks, close cursors, UNLISTEN, RESET ALL)
+    would cost a round trip per unit of work, and there is nothing for it to
+    undo: the storage takes only transaction-level locks and never uses
+    cursors, LISTEN or session settings."""
+
+
 class PostgresStorage(Storage):
     shared = True  # the backend for several instances
 
@@ -116,7 +125,8 @@ class PostgresStorage(Storage):
         """Connect, migrate, and prove the database writable, or raise DatabaseUnusable."""
         try:
             self._pool = await asyncpg.create_pool(
-                self.url, min_size=1, max_size=self.max_size, timeout=CONNECT_TIMEOUT
+                self.url, min_size=1, max_size=self.max_size, timeout=CONNECT_TIMEOUT,
+                reset=_keep_session,
             )
             async with self.pool.acquire() as conn:
                 # Before anything writes: a newer release's schema is left as it was.
