@@ -10,7 +10,9 @@ inbound event changes the database all at once or not at all:
   call or a platform call.
 - `transaction()` is a unit of work that belongs to no room (settings,
   bindings, audit, storing an incoming event, outbox bookkeeping). It never
-  waits for a room's lock.
+  waits for a room's lock; storing a message, it may take the room's lock
+  when the room is free at once and apply the message in the same commit
+  (`Transaction.insert_message_taking_room`).
 
 Inside a unit, read through the unit (`Transaction.get_escalation`, ...), never
 through `Storage`: a backend may serialise units on one connection.
