@@ -213,7 +213,8 @@ def read_owner(
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
     # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
     # point's other clauses name, wherever it stands in the point.
-    for point, text in sorted(items(messages), key=lambda item: (item[0], _thin(item[1]))):
+    for point, text in sorted(items(messages),
+                              key=lambda item: (item[0], _thin(owner_clause(item[1]).topic))):
         clause = owner_clause(text)
         if point in quoted and not (clause.ordinals or clause.labels):
             # Written under a quotation of the point it answers.
@@ -276,7 +277,7 @@ def read_owner(
     for clause in general:
         # "반영했습니다 (abc123)" or "both points: not changing" with nothing
         # more specific: it speaks of every finding the turn did not name.
-        thin = not clause.topic.strong and len(clause.topic.terms) <= 3
+        thin = _thin(clause.topic)
         if not (clause.everything or thin):
             continue
         # "Left both as they are" also refuses what the turn only promised.
@@ -299,8 +300,9 @@ def _named_author(text: str, findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.author in authors]
 
 
-def _thin(text: str) -> bool:
-    t = owner_clause(text).topic
+def _thin(t: Topic) -> bool:
+    """A clause that names nothing ("반영했습니다 (abc123)", "Done."): it answers
+    whatever its bullet or its turn is about."""
     return not t.strong and len(t.terms) <= 3
 
 
