@@ -12,7 +12,6 @@ recorded plan), though live messages have been stored since.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 import time
@@ -25,8 +24,9 @@ import asyncpg
 import pytest
 
 from tests.fakes.slack_api import FakeSlackAPI
-from tests.slack.conftest import CHANNEL, SIGNING_SECRET, encode_body, message_event, signed_headers
-from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+from tests.slack.conftest import CHANNEL, encode_body, message_event, signed_headers
+from tests.slack.slack_process import answers_health, slack_http_env
+from tests.slack.test_slack_e2e_run import free_port, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -57,22 +57,9 @@ class Run:
         config = self.workdir / "tribunal.toml"
         config.write_text(f'[[channels]]\nplatform = "slack"\nchannel = "{CHANNEL}"\n'
                           'owner = ["BOWNER"]\nreviewer = ["UREVIEWER"]\n', encoding="utf-8")
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
-               and "proxy" not in k.lower()}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-        env.update({
-            "SLACK_BOT_TOKEN": self.api.bot_token,
-            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "TRIBUNAL_SLACK_MODE": "http",
-            "TRIBUNAL_SLACK_API_URL": self.api.url,
-            "TRIBUNAL_HTTP_PORT": str(self.port),
-            "TRIBUNAL_HTTP_HOST": "127.0.0.1",
-            "TRIBUNAL_DATABASE": self.database,
-            "TRIBUNAL_CONFIG": str(config),
-            "TRIBUNAL_ARBITER_BACKEND": "none",
-            "TRIBUNAL_LEASE_SECONDS": str(LEASE),
-        })
+        env = slack_http_env(self.api, self.port, self.database,
+                             TRIBUNAL_CONFIG=str(config), TRIBUNAL_ARBITER_BACKEND="none",
+                             TRIBUNAL_LEASE_SECONDS=str(LEASE))
         with self.log.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", "run", cwd=self.workdir, env=env,
@@ -84,11 +71,7 @@ class Run:
         assert self.proc is not None
         if self.proc.returncode is not None:
             raise AssertionError(f"{self.name} exited:\n{self.output()}")
-        try:
-            async with self.http.get(f"http://127.0.0.1:{self.port}/healthz") as r:
-                return r.status == 200
-        except aiohttp.ClientError:
-            return False
+        return await answers_health(self.http, self.port)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]

@@ -10,7 +10,6 @@ acknowledged event in storage only; the next start must process them all.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
 import sys
@@ -22,14 +21,14 @@ import aiohttp
 
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
-    SIGNING_SECRET,
     block_action,
     encode_body,
     message_event,
     signed_headers,
     slash_command,
 )
-from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+from tests.slack.slack_process import slack_http_env
+from tests.slack.test_slack_e2e_run import free_port, wait_until
 
 THREAD = "1795946400.000100"
 BURST = "1795946500.000100"
@@ -56,20 +55,8 @@ class Run:
         killed_at = KILLED_AT.get(id(self.api))
         if killed_at is not None:
             await asyncio.sleep(max(0.0, killed_at + 1.1 - time.monotonic()))
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_"))
-               and "proxy" not in k.lower()}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-        env.update({
-            "SLACK_BOT_TOKEN": self.api.bot_token,
-            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "TRIBUNAL_SLACK_MODE": "http",
-            "TRIBUNAL_SLACK_API_URL": self.api.url,
-            "TRIBUNAL_HTTP_PORT": str(self.port),
-            "TRIBUNAL_HTTP_HOST": "127.0.0.1",
-            "TRIBUNAL_DATABASE": str(self.database),
-            "TRIBUNAL_ARBITER_BACKEND": "none",
-        })
+        env = slack_http_env(self.api, self.port, str(self.database),
+                             TRIBUNAL_ARBITER_BACKEND="none")
         if fault:
             env["TRIBUNAL_FAULT"] = fault
         self.proc = await asyncio.create_subprocess_exec(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
 import time
@@ -30,14 +29,14 @@ from tests.fakes.llm_servers import FakeLLMServer, Scripted
 from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import (
     CHANNEL,
-    SIGNING_SECRET,
     block_action,
     encode_body,
     message_event,
     signed_headers,
     slash_command,
 )
-from tests.slack.test_slack_e2e_run import ROOT, free_port, wait_until
+from tests.slack.slack_process import answers_health, slack_http_env
+from tests.slack.test_slack_e2e_run import free_port, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -70,18 +69,8 @@ class Instance:
         self.log = workdir / f"instance-{n}.log"
 
     async def start(self) -> None:
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("TRIBUNAL_", "SLACK_", "DISCORD_", "OPENAI_", "ANTHROPIC_"))
-               and "proxy" not in k.lower()}
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+        env = slack_http_env(self.api, self.port, self.database)
         env.update({
-            "SLACK_BOT_TOKEN": self.api.bot_token,
-            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "TRIBUNAL_SLACK_MODE": "http",
-            "TRIBUNAL_SLACK_API_URL": self.api.url,
-            "TRIBUNAL_HTTP_PORT": str(self.port),
-            "TRIBUNAL_HTTP_HOST": "127.0.0.1",
-            "TRIBUNAL_DATABASE": self.database,
             "TRIBUNAL_ARBITER_BACKEND": "openai",
             "TRIBUNAL_ARBITER_BASE_URL": self.llm.openai_base_url,
             "TRIBUNAL_ARBITER_MODEL": "test-model",
@@ -100,11 +89,7 @@ class Instance:
         assert self.proc is not None
         if self.proc.returncode is not None:
             raise AssertionError(f"instance {self.n} exited:\n{self.output()}")
-        try:
-            async with self.http.get(f"http://127.0.0.1:{self.port}/healthz") as r:
-                return r.status == 200
-        except aiohttp.ClientError:
-            return False
+        return await answers_health(self.http, self.port)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-4000:]
