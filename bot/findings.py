@@ -779,7 +779,7 @@ _VALUE = re.compile(
 )
 
 
-@lru_cache(maxsize=8192)  # values() and direction() of every point ask for it
+@lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
 def asked(text: str) -> tuple[str, ...]:
     """The clauses of a point that ask for something (where its direction and
     values are); the whole point when none does."""
