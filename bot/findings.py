@@ -405,6 +405,9 @@ def _stem(word: str) -> str:
 _CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
 
 
+_HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
+
+
 @lru_cache(maxsize=4096)
 def topic(text: str) -> Topic:
     raw = unicodedata.normalize("NFKC", _URL.sub(" ", text))
@@ -421,6 +424,11 @@ def topic(text: str) -> Topic:
         if _COMMIT.fullmatch(code):
             continue  # a commit names the owner's change, not what the finding is about
         if code and not _PATH.fullmatch(code):
+            header = _HEADER_SPAN.match(code)
+            if header:
+                # `Idempotency-Key: invoice-{id}` names the header as
+                # `Idempotency-Key` alone does.
+                anchors.add("code:" + header.group(1))
             if re.fullmatch(r"[\w.:/-]+", code):
                 # A name. An expression (`(created_at, id) < (:ts, :id)`) is
                 # named by its tokens only: written again another way, it is
@@ -685,7 +693,7 @@ def reviewer_clause(text: str) -> Clause:
         act = Act.WITHDRAW
     elif _REBUTTAL.search(text) and not content.strong:
         act = Act.REFERENCE
-    elif _NEG_ACK.search(text) or (_REFERENCE.search(text) and thin):
+    elif _NEG_ACK.search(text) or _FIX_REJECTED.search(text) or (_REFERENCE.search(text) and thin):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
     elif (_ACK.search(text) or _NOW_WORKS.search(text)) and not _REQUEST.search(
         _WEAK.sub(" ", _NOW_WORKS.sub(" ", _ACK.sub(" ", text)))
@@ -707,6 +715,16 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
+# "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the
+# owner's commit named and found wanting is the fix rejected, not a new point.
+_FIX_REJECTED = re.compile(
+    r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
+    r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로)"
+    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])\b[0-9a-f]{7,40}\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
+    r"|did\s+not)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
+    r"(?:still|nothing)\b",
+    re.I,
+)
 # "브랜치는 아직 `71c0b9e`입니다", "still at `abc1234`": no new commit.
 _STILL_AT = re.compile(r"아직|여전히|그대로|\bstill\b|\bunchanged\b|\bno\s+new\s+commit|\bsame\s+commit", re.I)
 # "Added a `TODO(auth)` comment": a note to do it later is no fix.
@@ -768,7 +786,9 @@ _NOT_UP = re.compile(
 
 
 _ASKS = re.compile(
-    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
+    # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
+    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|[가-힣]야\s*(?:합니다|한다|해요|하며|하고)|좋겠습니다"
+    r"|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
     re.I,
 )
 _VALUE = re.compile(
@@ -902,6 +922,41 @@ def direction(text: str) -> int:
     down = bool(_DOWN.search(prose)) or flipped_down
     up = bool(_UP.search(prose)) or flipped_up
     return -1 if down and not up else 1 if up and not down else 0
+
+
+# "미리 만들지 말고", "생성하지 않는 것이 좋겠습니다", "don't pre-create": a request
+# not to do something. (Only prohibitions: "설정하지 않으면" is a condition.)
+_PROHIBITED_KO = re.compile(
+    r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
+)
+_PROHIBITED_EN = re.compile(
+    r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
+    r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
+    re.I,
+)
+# Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
+_NOT_A_DEMAND = frozenset({
+    "be", "have", "need", "want", "think", "know", "see", "worry", "forget", "mind", "bother",
+    "hesitate", "expect", "걱정", "망설", "잊",
+})
+
+
+@lru_cache(maxsize=8192)
+def prohibited(text: str) -> frozenset[str]:
+    """What a point asks *not* to do, as the words its terms would hold:
+    "미리 만들지 말고" is `만들`, "don't pre-create" is `create`."""
+    out: set[str] = set()
+    for clause in asked(text):
+        for match in _PROHIBITED_KO.finditer(clause):
+            word = match.group(1)
+            word = word[:-1] if word.endswith("하") else word
+            if len(word) >= 2 and word not in _NOT_A_DEMAND:
+                out.add(word[-2:])  # its last two syllables: the verb's own bigram
+        for match in _PROHIBITED_EN.finditer(clause):
+            word = _stem(match.group(1).lower())
+            if word not in _NOT_A_DEMAND:
+                out.add(word)
+    return frozenset(out)
 
 
 def declares_conflict(text: str) -> bool:

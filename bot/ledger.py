@@ -34,6 +34,7 @@ from bot.findings import (
     items,
     owner_clause,
     point_numbers,
+    prohibited,
     replies,
     requests,
     restates,
@@ -84,6 +85,9 @@ class Finding(BaseModel):
     # Its number in its author's latest numbered list: "#1" may mean it after
     # the reviewer renumbered what is left.
     number: int | None = None
+    # What it asks not to do ("만들", "create"): another author asking for
+    # that very thing on the same anchor reverses it.
+    prohibits: list[str] = Field(default_factory=list)
     _topic: Topic | None = PrivateAttr(default=None)
 
     @property
@@ -403,7 +407,8 @@ def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> Non
 def _probe(t: Topic, text: str) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
     return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
-                   direction=direction(text), values=sorted(setting_values(text)))
+                   direction=direction(text), values=sorted(setting_values(text)),
+                   prohibits=sorted(prohibited(text)), terms=sorted(t.terms))
 
 
 def _reverses(a: Finding, b: Finding) -> bool:
@@ -412,6 +417,10 @@ def _reverses(a: Finding, b: Finding) -> bool:
         return False
     if a.direction * b.direction == -1:
         return True
+    for one, other in ((a, b), (b, a)):
+        # "미리 만들지 말고" against a request that holds "만들어 두어야".
+        if any(v in other.terms and v not in other.prohibits for v in one.prohibits):
+            return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
     code = any(x.startswith("code:") for x in shared)
     return code and _other_value(a, b)
@@ -484,7 +493,12 @@ def _judge_author(
         if clause.act is Act.FACT:
             continue
         if clause.act is Act.REFERENCE:
-            repeated.update(f.label for f in _referenced(clause, open_before, acked | dropped))
+            referenced = _referenced(clause, open_before, acked | dropped)
+            repeated.update(f.label for f in referenced)
+            if len(referenced) == 1:
+                # "`e72c915` doesn't fix it. X is still Y.": the rest of the
+                # point explains the one finding it refers to.
+                point_finding.setdefault(point, referenced[0])
             continue
         pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
         pool = [f for f in pool if f.label not in acked and f.label not in dropped]
@@ -594,6 +608,7 @@ def _judge_author(
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
             direction=direction(point_text[point]),
+            prohibits=sorted(prohibited(point_text[point])),
             values=sorted(setting_values(point_text[point])),
         )
         new.append(finding)

@@ -295,3 +295,56 @@ def test_an_owner_saying_two_reviewers_cannot_both_be_satisfied() -> None:
     sim.end()
     [deadlock] = sim.deadlocks()
     assert deadlock.trigger is Trigger.CONTRADICTION
+
+
+def test_a_request_in_any_must_form_carries_its_value() -> None:
+    # "바꿔야 합니다" asks as "해야" does: the value is what the clause asks for,
+    # not the one it quotes as the cause.
+    from bot.findings import setting_values
+
+    text = ("그런데 `/media/<path>`의 `Cache-Control: private, no-store` 때문에 적중률이 0%입니다. "
+            "이 라우트는 `Cache-Control: public, max-age=86400`으로 바꿔야 합니다.")
+    got = setting_values(text)
+    assert "=public, max-age=86400@cache-control" in got
+    assert "=private, no-store@cache-control" not in got
+
+
+def test_the_owners_commit_found_wanting_is_the_fix_rejected_not_a_new_point() -> None:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "gRPC 호출에 deadline을 넣어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`stub.Reserve(...)`에 `timeout=2.0`을 넣었습니다 (`3e8f0c1`).")
+    sim.say(Role.REVIEWER, "남은 deadline에서 여유분(margin)을 뺀 값을 하위 호출 timeout으로 써야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n`DEADLINE_MARGIN = 0.05`를 빼도록 수정했습니다. 커밋 `e72c915`.")
+    sim.say(Role.REVIEWER, "`e72c915`에서도 여유분이 적용되지 않습니다. `orders/deadline.py`에 "
+                           "`DEADLINE_MARGIN`을 정의만 했고, `Reserve` 호출 쪽 계산식은 그대로입니다.")
+    sim.end()
+    assert [f.label for f in sim.state.findings] == ["F1"]
+    assert sim.state.findings[0].history[-1].endswith("repeated (fix rejected)")
+    # In English too; and a commit named without a verdict on it is no rejection.
+    assert reviewer_clause("`e72c915` still doesn't subtract the margin.").act is Act.REFERENCE
+    assert reviewer_clause("In `e72c915` the new `retry_after` header leaks the token; "
+                           "please remove it.").act is Act.FINDING
+
+
+def test_a_header_with_its_value_names_the_header() -> None:
+    assert "code:idempotency-key" in topic("Send `Idempotency-Key: invoice-{id}` on the POST.").anchors
+
+
+def test_asking_not_to_do_what_another_reviewer_asked_for_is_a_contradiction() -> None:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "`events` 테이블을 월별 파티션으로 나눠 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n파티션을 만들었습니다 (`aa71c3e`).")
+    sim.say(Role.REVIEWER, "미래 파티션을 만드는 장치가 없습니다. `pg_partman`으로 다음 3개월 파티션을 "
+                           "미리 만들어 두어야 합니다.", author="dba-bot")
+    sim.say(Role.OWNER, "STEP_DONE\n리허설 결과만 공유합니다: 4시간 12분.")
+    sim.say(Role.REVIEWER, "미래 파티션을 `pg_partman`으로 미리 만들지 말고 `events_default` 하나로 받은 뒤 "
+                           "분기마다 분리해야 합니다.", author="app-bot")
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION
+    # A prohibition that is a condition, or a courtesy, asks nothing.
+    from bot.findings import prohibited
+
+    assert prohibited("`pg_partman`을 설정하지 않으면 다음 달에 실패하므로 설정해야 합니다.") == frozenset()
+    assert prohibited("Don't worry about the docs; please add `pg_partman` config.") == frozenset()
+    assert prohibited("Please don't pre-create partitions in `pg_partman`.") == {"create"}
