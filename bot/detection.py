@@ -257,7 +257,9 @@ def close_turn(
     if turn.role.is_agent and status in (Status.BLOCKED, Status.ESCALATE, Status.NEEDS_CONTEXT):
         trigger = Trigger.NEEDS_CONTEXT if status == Status.NEEDS_CONTEXT else Trigger.BLOCKED
         status_turn = {"role": turn.role.value, "turn": turn.turn_no}
-        candidates.insert(0, (trigger, {"status_turn": status_turn}))
+        # Second in priority: after a contradiction the same close holds.
+        first = sum(1 for t, _ in candidates if t is Trigger.CONTRADICTION)
+        candidates.insert(first, (trigger, {"status_turn": status_turn}))
     live = [(t, extra) for t, extra in candidates if t not in state.fired]
     if not live or not allow_deadlock:
         return events

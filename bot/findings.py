@@ -183,7 +183,7 @@ _NEG_ACK = re.compile(
     re.I,
 )
 _ACK = re.compile(
-    r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now)?\b(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
@@ -233,8 +233,9 @@ _REQUEST = re.compile(
     r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
     r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
     r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
-    r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch)\b"
-    r"|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
+    r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
+    r"|ha(?:s|ve)\s+to|go(?:es)?\s+back)\b"
+    r"|[가-힣]야\s*합니다|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
     r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
     r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
     re.I,
@@ -673,7 +674,7 @@ _ANNOUNCE = re.compile(
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.
 _NO_CONCERN = re.compile(
     r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
-    r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)"
+    r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?\s*더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
@@ -719,9 +720,9 @@ def reviewer_clause(text: str) -> Clause:
 # owner's commit named and found wanting is the fix rejected, not a new point.
 _FIX_REJECTED = re.compile(
     r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
-    r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로)"
+    r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로|동일|똑같|마찬가지|같습니다)"
     r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])\b[0-9a-f]{7,40}\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
-    r"|did\s+not)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
+    r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
     r"(?:still|nothing)\b",
     re.I,
 )
@@ -770,7 +771,8 @@ _UP = re.compile(
 _CONFLICT = re.compile(
     r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
     r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
-    r"|동시에\s*(?:만족|충족|맞출|지킬|반영)|함께\s*(?:만족|충족|맞출|지킬|반영)|(?:만족|충족)(?:시킬|할)\s*수\s*없|둘\s*다\s*(?:만족|충족|반영|맞출)|상충|충돌|모순|양립|서로\s*반대",
+    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|지킬|반영)[^.\n]{0,20}?(?:없|못|불가|어렵)"
+    r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대",
     re.I,
 )
 
@@ -815,7 +817,7 @@ def requests(text: str) -> str:
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
+    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
     r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
     re.I,
 )
@@ -827,7 +829,8 @@ _LITERAL = re.compile(
     # (An assignment's "=", not a comparison's "==", "!=", "<=".)
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
-    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`",  # a header or key with its value: `Cache-Control: no-store`
+    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
+    r"|`\s*([\"'][^\"'`\n]{1,40}[\"'])\s*`\s*(?:으로|로)(?![가-힣])",  # "`'Strict'`로 바꿔야", "`'Lax'`로 유지"
     re.I,
 )
 # "Do not set X to …", "말고": what follows is the value not wanted.
@@ -871,7 +874,7 @@ def setting_values(text: str) -> frozenset[str]:
             add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
-            literal = (quoted or spanned or keyed or "").strip().strip("\"'").lower()
+            literal = (quoted or spanned or keyed or match.group(5) or "").strip().strip("\"'").lower()
             key = None
             if spanned and "=" in literal:
                 name, literal = (part.strip() for part in literal.rsplit("=", 1))
@@ -959,6 +962,20 @@ def prohibited(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def declares_conflict(text: str) -> bool:
-    """An owner saying two demands cannot both be met."""
+# "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":
+# a conflict the owner took back.
+_RETRACTED = re.compile(
+    r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는"
+    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\bat\s+first\b",
+    re.I,
+)
+
+
+def mentions_conflict(text: str) -> bool:
+    """Words of a conflict anywhere (a quick test before reading clause by clause)."""
     return bool(_CONFLICT.search(text))
+
+
+def declares_conflict(text: str) -> bool:
+    """An owner saying two demands cannot both be met (and not taking it back)."""
+    return bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)

@@ -32,6 +32,7 @@ from bot.findings import (
     declares_conflict,
     direction,
     items,
+    mentions_conflict,
     owner_clause,
     point_numbers,
     prohibited,
@@ -212,6 +213,7 @@ def read_owner(
     if not open_findings:
         return actions
     general: list[Clause] = []
+    numbers = point_numbers(messages)
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
@@ -265,6 +267,10 @@ def read_owner(
             # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
             # the point its bullet answers, not to every finding.
             targets = point_targets.get(point, [])
+        if not targets and not settled and point in numbers and numbers[point] <= len(findings):
+            # "(2) I don't think we need a dedup table.": the answer to point 2.
+            by_number = _numbered(findings, numbers[point])
+            targets = [by_number] if by_number.is_open else []
         if not targets and clause.act is Act.DECLINE:
             # "On the email matching: not changing it": a refusal without the
             # finding's words is about the point already in dispute.
@@ -484,6 +490,10 @@ def _judge_author(
     point_text: dict[int, str] = {}
     for point, text, _ in parsed:
         point_text[point] = point_text.get(point, "") + " " + text
+    by_number = _reply_numbers(parsed, numbers, mine)
+    # Other reviewers' points this turn could reverse (several reviewers only).
+    rivals = [f for f in findings if f.author != author and f.status in (
+        FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED)]
     for point, _, clause in parsed:
         t = point_topic.get(point)
         point_topic[point] = clause.topic if t is None else Topic(
@@ -492,8 +502,14 @@ def _judge_author(
     for point, text, clause in parsed:
         if clause.act is Act.FACT:
             continue
+        numbered = point in by_number and not (clause.ordinals or clause.labels)
+        if numbered and not starts_new_point(text):
+            # "(2) unchanged: dedupe on `event.id`": an answer under the number
+            # of the point it answers.
+            clause = Clause(text, clause.act, clause.topic, (by_number[point],), clause.remaining,
+                            clause.everything, clause.labels, clause.asserted)
         if clause.act is Act.REFERENCE:
-            referenced = _referenced(clause, open_before, acked | dropped)
+            referenced = _referenced(clause, open_before, acked | dropped, mine)
             repeated.update(f.label for f in referenced)
             if len(referenced) == 1:
                 # "`e72c915` doesn't fix it. X is still Y.": the rest of the
@@ -509,7 +525,11 @@ def _judge_author(
                            clause.remaining, clause.everything, clause.labels)
             targets, best = _targets(whole, pool, order=mine)
             clause = whole if targets else clause
-        if clause.act is Act.FINDING and targets and any(
+        reversal = bool(clause.act is Act.FINDING and not clause.asserted and rivals and any(
+            _reverses(_probe(clause.topic, text), f) for f in rivals))
+        if reversal:
+            targets = []  # the opposite of another reviewer's point: a point of its own
+        elif clause.act is Act.FINDING and targets and any(
             _reverses(_probe(clause.topic, text), f) for f in targets
         ):
             targets = []  # the opposite of an earlier request: a new finding (a reversal)
@@ -587,9 +607,11 @@ def _judge_author(
             point_finding.setdefault(point, targets[0])
             continue
         same_point = point_finding.get(point)
-        if same_point is not None and not starts_new_point(text):
+        if same_point is not None and not starts_new_point(text) and not reversal:
             # A second sentence of one point explains it; it is not a new finding.
             same_point.absorb(clause.topic)
+            if not clause.asserted and tentative.get(point) is same_point:
+                del tentative[point]  # the point asks for something: a finding of its own
             continue
         twin, _ = _targets(clause, new)
         if twin and point in numbers and any(
@@ -599,6 +621,8 @@ def _judge_author(
         if twin:
             twin[0].absorb(clause.topic)  # the same new point, said again in this turn
             point_finding[point] = twin[0]
+            if not clause.asserted and tentative.get(point) is twin[0]:
+                del tentative[point]  # the point asks for something: a finding of its own
             continue
         finding = Finding(
             label=f"F{len(findings) + len(new) + 1}",
@@ -637,6 +661,24 @@ def _judge_author(
     findings.extend(new)
 
 
+def _reply_numbers(
+    parsed: list[tuple[int, str, Clause]], numbers: dict[int, int], mine: list[Finding]
+) -> dict[int, int]:
+    """Numbered points that answer the author's findings by number: a list
+    that starts with "(1) confirmed." or does not start at 1 ("(3) looks good.
+    (2) still …") replies point by point; a list of new points starts at 1."""
+    if not numbers or not mine:
+        return {}
+    first: dict[int, Clause] = {}
+    for point, _, clause in parsed:
+        first.setdefault(point, clause)
+    answers = any(first[p].act in (Act.ACK, Act.REFERENCE, Act.WITHDRAW)
+                  for p in numbers if p in first)
+    if not answers and min(numbers.values()) == 1:
+        return {}
+    return {p: n for p, n in numbers.items() if n <= len(mine) or any(f.number == n for f in mine)}
+
+
 def _other_point(t: Topic, finding: Finding) -> bool:
     """A new point rather than the finding again: the same file or function with
     a name the finding never had, or another file altogether. A
@@ -652,11 +694,15 @@ def _other_point(t: Topic, finding: Finding) -> bool:
     )
 
 
-def _referenced(clause: Clause, open_before: list[Finding], settled: set[str]) -> list[Finding]:
+def _referenced(
+    clause: Clause, open_before: list[Finding], settled: set[str], order: list[Finding]
+) -> list[Finding]:
     if clause.labels:
         return [f for f in open_before if f.label in clause.labels]
     if clause.ordinals and not clause.everything:
-        return [open_before[n - 1] for n in clause.ordinals if 0 < n <= len(open_before)]
+        # "2번은 여전히": point 2 of the author's list, as `_targets` counts it.
+        picked = [_numbered(order, n) for n in clause.ordinals if 0 < n <= len(order)]
+        return [f for f in picked if f in open_before]
     if clause.remaining:
         return [f for f in open_before if f.label not in settled]
     # No selector ("as I said last time"): every finding still open.
@@ -742,7 +788,7 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
     if len({f.author for f in live}) < 2:
         return None  # one reviewer: nobody to contradict
     whole = "\n".join(clauses(messages))
-    if not declares_conflict(whole):
+    if not mentions_conflict(whole):
         return None  # no clause says it either (each is part of the whole)
     for text in clauses(messages):
         if not declares_conflict(text):

@@ -348,3 +348,53 @@ def test_asking_not_to_do_what_another_reviewer_asked_for_is_a_contradiction() -
     assert prohibited("`pg_partman`을 설정하지 않으면 다음 달에 실패하므로 설정해야 합니다.") == frozenset()
     assert prohibited("Don't worry about the docs; please add `pg_partman` config.") == frozenset()
     assert prohibited("Please don't pre-create partitions in `pg_partman`.") == {"create"}
+
+
+def test_a_reply_list_answers_each_point_under_its_number() -> None:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "Harden `handle_stripe_event`.")
+    sim.say(Role.OWNER, "STEP_DONE\nRewrote `handle_stripe_event` (`9a8b7c6`).")
+    sim.say(Role.REVIEWER, "1. Dispatch the object returned by `construct_event`.\n"
+                           "2. Nothing deduplicates deliveries; record processed `event.id` values.\n"
+                           "3. Unknown event types raise `KeyError`; return 200 and log them.")
+    sim.say(Role.OWNER, "STEP_DONE\n(1) Fixed (`0b9c8d7`).\n(2) I don't think we need a dedup table.\n"
+                        "(3) Will do next.")
+    sim.say(Role.REVIEWER, "(1) confirmed.\n(2) `update_or_create` keys on `(account, invoice)`, but "
+                           "`credit_account()` increments `balance` on every call. Deduplicate on `event.id`.")
+    sim.end()
+    labels = [f.label for f in sim.state.findings]
+    assert labels == ["F1", "F2", "F3"]  # "(2) …" is point 2 again, not a fourth point
+    f2 = sim.state.findings[1]
+    assert f2.history[-1] == "R2: declined, repeated" and f2.stall == 1
+
+
+def test_a_conflict_the_owner_takes_back_is_none() -> None:
+    from bot.findings import declares_conflict
+
+    assert not declares_conflict("처음에는 sec-bot과 perf-bot의 요구가 충돌해 둘 다 만족할 수 없을 거라고 생각했는데")
+    assert not declares_conflict("스테이징에서 재어 보니 적중률 71%로 둘 다 충족됩니다.")
+    assert declares_conflict("sec-bot의 F1과 perf-bot의 F2는 동시에 만족할 수 없습니다.")
+
+
+def test_a_declared_conflict_outranks_the_blocked_status_of_the_same_turn() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "아바타 업로드에 바이러스 검사를 넣어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n업로드를 S3에 바로 저장합니다 (`a1b2c3d`).")
+    sim.say(Role.REVIEWER, "저장 전에 `clamd`로 동기 스캔해야 합니다.", author="sec-bot")
+    sim.say(Role.REVIEWER, "`POST /v1/uploads/avatar` p95를 200ms 이하로 유지해야 합니다.", author="perf-bot")
+    sim.say(Role.OWNER, "BLOCKED\nsec-bot의 동기 스캔(F1)과 perf-bot의 p95 200ms(F2)는 동시에 만족할 수 없습니다.")
+    sim.end()
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.CONTRADICTION
+    assert deadlock.evidence["also"] == ["blocked"]
+
+
+def test_values_asked_as_a_quoted_literal_in_korean_or_after_be() -> None:
+    from bot.findings import setting_values
+
+    assert setting_values("`SESSION_COOKIE_SAMESITE`는 `'Lax'`로 유지해야 합니다.") == {
+        "=lax@session_cookie_samesite"}
+    assert setting_values("`log_retention_days` must be 365 for the `audit-*` groups.") == {
+        "365@log_retention_days"}
+    assert reviewer_clause("The lazy permission loading is fine.").act is Act.ACK
+    assert reviewer_clause("Nothing further from security.").act is Act.FACT
