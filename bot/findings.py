@@ -208,7 +208,7 @@ _REFERENCE = re.compile(
     # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
     r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
     r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
-    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
+    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
     r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
@@ -266,7 +266,8 @@ _IMPERATIVE = re.compile(
 )
 _FIX = re.compile(
     r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
-    r"|now\s+(?:gets|get|sends|send|stores|store|checks|check|rejects|reject|runs|run|uses|use|returns|return|has|have|is|are)"
+    r"|now\s+(?:get|send|store|check|reject|run|use|return|has|have|is|are"
+    r"|(?!fails\b|breaks\b|crashes\b|errors\b|throws\b|times\b)[a-z]+s)"
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
     r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
@@ -282,6 +283,7 @@ _FIX_NOUN = re.compile(r"(?:추가|변경|수정|제거|삭제|교체|적용|반
 _FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
 _COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _DECLINE = re.compile(
+    r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
     r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
     r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
@@ -304,7 +306,7 @@ _PROMISE = re.compile(
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
-_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|new:|plus)\b|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
+_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|plus)\b|^\s*new\s*:|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
     r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
@@ -700,7 +702,7 @@ def reviewer_clause(text: str) -> Clause:
         _WEAK.sub(" ", _NOW_WORKS.sub(" ", _ACK.sub(" ", text)))
     ):
         act = Act.ACK
-    elif _REQUEST.search(text) or _IMPERATIVE.match(text):
+    elif _REQUEST.search(_NO_PROBLEM.sub(" ", text)) or _IMPERATIVE.match(text):
         act = Act.FINDING
     elif (_REFERENCE.search(text) and (ordinals or remaining or everything or labels)) or (
         remaining and thin
@@ -724,6 +726,14 @@ _FIX_REJECTED = re.compile(
     r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])\b[0-9a-f]{7,40}\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
     r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
     r"(?:still|nothing)\b",
+    re.I,
+)
+# "DoS 문제는 없습니다", "that is not a problem": the reviewer answering the
+# owner's argument, not asking for anything.
+_NO_PROBLEM = re.compile(
+    r"(?:문제|이슈|위험)(?:는|가|도)?\s*(?:없습니다|없어|없고|없는)"
+    r"|\b(?:is|are|isn't|is\s+not|aren't|are\s+not)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:problem|issue|risk|concern)\b"
+    r"|\bno\s+(?:such\s+)?(?:problem|issue|risk)\b",
     re.I,
 )
 # "브랜치는 아직 `71c0b9e`입니다", "still at `abc1234`": no new commit.

@@ -515,6 +515,15 @@ def _judge_author(
                 # "`e72c915` doesn't fix it. X is still Y.": the rest of the
                 # point explains the one finding it refers to.
                 point_finding.setdefault(point, referenced[0])
+            argument = tentative.pop(point, None)
+            if referenced and argument is not None and _lone(point_finding, argument):
+                # "WAF는 실패 횟수를 모릅니다. …전에는 승인할 수 없습니다": the
+                # statement was the argument for the points it refers to.
+                new.remove(argument)
+                del point_finding[point]
+                if len(referenced) == 1:
+                    referenced[0].absorb(argument.topic())
+                    point_finding[point] = referenced[0]
             continue
         pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
         pool = [f for f in pool if f.label not in acked and f.label not in dropped]
@@ -522,7 +531,7 @@ def _judge_author(
         if clause.act is Act.FINDING and not targets:
             # The point's other sentences may carry its file and function.
             whole = Clause(text, clause.act, point_topic[point], clause.ordinals,
-                           clause.remaining, clause.everything, clause.labels)
+                           clause.remaining, clause.everything, clause.labels, clause.asserted)
             targets, best = _targets(whole, pool, order=mine)
             clause = whole if targets else clause
         reversal = bool(clause.act is Act.FINDING and not clause.asserted and rivals and any(
@@ -600,7 +609,7 @@ def _judge_author(
                 if len(targets) == 1:  # "2번과 3번은 아직" speaks of two: it teaches neither
                     finding.absorb(clause.topic)
             argument = tentative.pop(point, None)
-            if argument is not None and list(point_finding.values()).count(argument) == 1:
+            if argument is not None and _lone(point_finding, argument):
                 new.remove(argument)
                 targets[0].absorb(argument.topic())
                 point_finding[point] = targets[0]
@@ -659,6 +668,11 @@ def _judge_author(
         out.raised.append(finding.label)
         _supersede(finding, mine, repeated, round_no, out)
     findings.extend(new)
+
+
+def _lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
+    """The finding stands for one point of the turn, not several."""
+    return sum(1 for f in point_finding.values() if f is finding) == 1
 
 
 def _reply_numbers(

@@ -398,3 +398,27 @@ def test_values_asked_as_a_quoted_literal_in_korean_or_after_be() -> None:
         "365@log_retention_days"}
     assert reviewer_clause("The lazy permission loading is fine.").act is Act.ACK
     assert reviewer_clause("Nothing further from security.").act is Act.FACT
+
+
+def test_owner_present_tense_changes_and_plain_refusals() -> None:
+    assert owner_clause("Hourly task `send_due_digests` now picks users by local time.").act is Act.FIX
+    assert owner_clause("The test now fails on ARM.").act is not Act.FIX
+    assert owner_clause("Not adding it.").act is Act.DECLINE
+    from bot.findings import starts_new_point
+
+    assert starts_new_point("New: the final stage runs as root.")
+
+
+def test_an_answer_to_the_owners_argument_is_no_new_point() -> None:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "로그인 API에 rate limit 걸어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`auth/ratelimit.py`에 IP당 분당 20회 제한을 넣었습니다.")
+    sim.say(Role.REVIEWER, "- 계정(username) 기준 제한도 함께 걸어야 합니다.\n"
+                           "- 고정 윈도우라서 경계에서 두 배까지 허용됩니다. sliding window로 바꿔야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n계정 기준 제한은 DoS가 될 수 있어서 넣지 않겠습니다. 고정 윈도우도 유지합니다.")
+    sim.say(Role.REVIEWER, "계정을 잠그는 게 아니라 429와 `Retry-After`로 늦추는 것이라 DoS 문제는 없습니다. "
+                           "계정 기준 제한과 sliding window 둘 다 여전히 필요합니다.")
+    sim.end()
+    # "DoS 문제는 없습니다" answers the owner; it asks for nothing.
+    assert [f.label for f in sim.state.findings] == ["F1", "F2"]
+    assert sim.state.stalled_rounds == 1
