@@ -30,321 +30,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
+from bot import wording as w
 from bot.textscan import message_lines
-
-# -- anchors -----------------------------------------------------------------
-_PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
-_CODE = re.compile(r"`([^`\n]{1,80})`")
-_IDENT = re.compile(r"\b([a-z_][a-z0-9_]*\(\)|[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+)")
-_NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
-_FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})\b")
-_URL = re.compile(r"https?://\S+")
-
-# -- words -------------------------------------------------------------------
-_WORD = re.compile(r"[a-z][a-z0-9_]*|[\uac00-\ud7a3]+")
-_KO_SUFFIXES = sorted(
-    """했습니다 됐습니다 었습니다 았습니다 습니다 입니다 합니다 됩니다 있습니다 없습니다 니다
-    에서는 에서 으로는 으로 에게 까지 부터 이라는 라는 이라고 라고 하는 되는 되지 하지 해야 되어야
-    이었 였 였다 이다 하다 되다 어요 아요 해요 세요 지만 는데 은데 하고 이고 이며 하여 해서
-    하게 되어 돼요 예요 이에요 인데 이나 처럼 보다 마다 만큼 하면 되면 으면 면 도록 고요 네요
-    했고 했는데 됐고 이 가 을 를 은 는 의 에 로 도 만 와 과 요 다 고 며 게 지""".split(),
-    key=len,
-    reverse=True,
-)
-_STOP_EN = set(
-    """the a an is are was were be been to of in on at and or it its this that these those for
-    with as by from into than then so if but not no yes i we you he she they them our your my me
-    us there here have has had do does did can could would should will shall may might must
-    also just only still again very more less some any all both each other same one two first
-    second third last previous point points item items review comment comments please thanks
-    thank now which what when where why how who about above below after before because while
-    done lgtm approved step_done task_done done_with_concerns blocked needs_context escalate
-    remain remains open issue issues said mentioned time file line""".split()
-)
-_STOP_KO = set(
-    """이 그 저 것 수 등 및 또 또한 그리고 하지만 그러나 다만 아직 여전히 지금 현재 이번 지난번
-    지난 이전 앞서 위 아래 부분 점 사항 내용 확인 경우 때 중 더 좀 잘 다시 모두 두 가지 첫 번째
-    번 말씀 말씀드린 지적 지적한 리뷰 검토 해당 관련 문제 부탁 감사 있 없 하 되 합 됩""".split()
-)
-
-# Bigrams that Korean endings and filler leave behind: grammar, not content.
-_KO_GRAMMAR = set(
-    """주세 주시 합니 습니 같습 있어 않아 아서 어서 하기 것이 겠다 보다 하는 되는 이라 에서 으로 있습
-    없습 입니 됩니 니다 해주 드립 드리 겠습 였습 었습 았습 했습 하겠 하였 해야 되어 돼서 이고 하고
-    것으 것을 것은 것도 수있 수도 있는 없는 하면 되면 그래 그리 다만 혹시 정말 조금 부분 경우 관련
-    해당 상황 생각 의견 부탁 감사 죄송 말씀 확인 검토 다시 한번 번더 같은 이런 그런 저런 어떤 때문
-    문에 위해 통해 대해 대한 에게 까지 부터 처럼 보입 보이 이는 하여 해서 인데 는데 지만 으나""".split()
-)
-
-# Concepts: the same thing said in either language or with a common synonym.
-# Korean keys match inside a word (Korean glues particles on), English keys
-# match a whole (lightly stemmed) word.
-_CONCEPTS: dict[str, tuple[str, ...]] = {
-    "cache": ("cache", "caching", "캐시", "캐싱"),
-    "ttl": ("ttl", "expiry", "expire", "expiration", "만료"),
-    "test": ("test", "tests", "testing", "테스트", "spec"),
-    "timeout": ("timeout", "타임아웃", "시간초과"),
-    "retry": ("retry", "retries", "재시도"),
-    "log": ("log", "logs", "logging", "logger", "로그", "로깅"),
-    "token": ("token", "토큰"),
-    "session": ("session", "세션"),
-    "index": ("index", "인덱스"),
-    "migration": ("migration", "migrate", "마이그레이션"),
-    "lock": ("lock", "locking", "mutex", "락", "잠금"),
-    "leak": ("leak", "leaks", "leaking", "release", "released", "누수", "해제"),
-    "connection": ("connection", "conn", "handle", "커넥션", "연결"),
-    "close": ("close", "closed", "closing", "닫"),
-    "validate": ("validate", "validation", "validated", "check", "검증", "유효성", "체크"),
-    "error": ("error", "exception", "raise", "raises", "에러", "오류", "예외"),
-    "null": ("null", "none", "nil", "널"),
-    "permission": ("permission", "permissions", "authorization", "authz", "권한", "인가"),
-    "auth": ("auth", "authentication", "login", "인증", "로그인"),
-    "password": ("password", "비밀번호", "패스워드"),
-    "hash": ("hash", "hashing", "해시"),
-    "encrypt": ("encrypt", "encryption", "암호화"),
-    "secret": ("secret", "secrets", "credential", "credentials", "시크릿", "자격"),
-    "query": ("query", "queries", "sql", "쿼리"),
-    "transaction": ("transaction", "atomic", "atomically", "트랜잭션", "원자적"),
-    "race": ("race", "concurrent", "concurrency", "parallel", "simultaneous", "동시성", "동시에", "경쟁"),
-    "memory": ("memory", "ram", "메모리"),
-    "limit": ("limit", "cap", "maximum", "max", "제한", "상한", "한도"),
-    "rate": ("rate", "throttle", "throttling", "속도"),
-    "batch": ("batch", "배치"),
-    "size": ("size", "크기", "사이즈"),
-    "header": ("header", "headers", "헤더"),
-    "response": ("response", "응답"),
-    "request": ("request", "요청"),
-    "route": ("route", "endpoint", "라우트", "엔드포인트"),
-    "debug": ("debug", "디버그"),
-    "config": ("config", "configuration", "setting", "settings", "설정"),
-    "env": ("env", "environment", "환경변수", "환경"),
-    "doc": ("doc", "docs", "documentation", "docstring", "readme", "문서"),
-    "type": ("type", "types", "typing", "타입"),
-    "rounding": ("round", "rounding", "반올림"),
-    "currency": ("currency", "decimal", "통화", "소수"),
-    "date": ("date", "time", "timezone", "tz", "utc", "날짜", "시간대", "타임존"),
-    "user": ("user", "users", "사용자", "유저"),
-    "input": ("input", "입력"),
-    "escape": ("escape", "escaping", "sanitize", "sanitise", "이스케이프"),
-    "injection": ("injection", "인젝션", "주입"),
-    "duplicate": ("duplicate", "duplicated", "dedupe", "중복"),
-    "order": ("order", "ordering", "sort", "sorted", "순서", "정렬"),
-    "pagination": ("pagination", "paging", "cursor", "커서"),
-    "delete": ("delete", "deletion", "remove", "removed", "삭제", "제거"),
-    "missing": ("missing", "absent", "lack", "lacks", "누락", "빠져", "빠진"),
-    "translation": ("translation", "translate", "i18n", "locale", "번역", "다국어"),
-    "message": ("message", "messages", "메시지"),
-    "file": ("file", "files", "파일"),
-    "path": ("path", "경로"),
-    "webhook": ("webhook", "웹훅"),
-    "signature": ("signature", "서명"),
-    "schema": ("schema", "스키마"),
-    "column": ("column", "컬럼", "열"),
-    "table": ("table", "테이블"),
-    "default": ("default", "기본값", "디폴트"),
-    "fallback": ("fallback", "폴백"),
-    "metric": ("metric", "metrics", "메트릭", "지표"),
-    "coverage": ("coverage", "커버리지"),
-    "flaky": ("flaky", "flakiness", "불안정", "간헐"),
-    "performance": ("performance", "slow", "latency", "성능", "느리", "지연"),
-    "security": ("security", "보안"),
-    "upload": ("upload", "업로드"),
-    "download": ("download", "다운로드"),
-    "email": ("email", "mail", "이메일", "메일"),
-    "notification": ("notification", "alert", "알림"),
-    "queue": ("queue", "큐"),
-    "worker": ("worker", "workers", "워커"),
-    "thread": ("thread", "스레드"),
-    "async": ("async", "await", "비동기"),
-    "blocking": ("blocking", "blocks", "block", "블로킹"),
-    "key": ("key", "keys", "키"),
-    "tenant": ("tenant", "테넌트"),
-    "invalidate": ("invalidate", "invalidation", "무효화"),
-    "status_code": ("400", "401", "403", "404", "409", "413", "422", "429", "500", "503"),
-}
-_EN_CONCEPT: dict[str, str] = {}
-_KO_CONCEPT: list[tuple[str, str]] = []
-for _concept, _words in _CONCEPTS.items():
-    for _w in _words:
-        if "\uac00" <= _w[0] <= "\ud7a3":
-            _KO_CONCEPT.append((_w, _concept))
-        else:
-            _EN_CONCEPT[_w] = _concept
-
-# -- what a clause does --------------------------------------------------------
-_NEG_ACK = re.compile(
-    r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
-    r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
-    r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
-    r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
-    r"|\b(?:nothing|none)\b[^.;]{0,60}?\b(?:has|have|was|were)\s+(?:yet\s+)?been\s+(?:addressed|fixed|resolved|changed|handled)"
-    r"|(?:반영|해결|수정|처리|변경|개선)(?:이|가|은|는)?\s*(?:되지|안\s*되|되어\s*있지|하지)\s*않"
-    r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
-    re.I,
-)
-_ACK = re.compile(
-    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now)?\b(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
-    r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
-    r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
-    r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
-    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
-    re.I,
-)
-_WITHDRAW = re.compile(
-    r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
-    r"|\bdrop\s+(?:this|that|it|my|the)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
-    r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
-    r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
-    r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",
-    re.I,
-)
-_REFERENCE = re.compile(
-    r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)"
-    r"|\b(?:as\s+)?(?:raised|flagged|noted|pointed\s+out|discussed|requested|asked)\s+(?:before|earlier|previously|last\s+time)"
-    r"|\b(?:please\s+)?(?:take\s+another\s+look|check\s+(?:it\s+)?again|look\s+again)"
-    r"|(?:다시|한\s*번\s*더)\s*(?:한\s*번\s*)?(?:확인|봐|보아|검토|살펴)\s*(?:해\s*)?(?:주|부탁)"
-    r"|계속\s*(?:나옵|나오|나타|발생|재현|보입|보이|실패|남아|남습)"
-    # "같은 두 테스트가 같은 값으로 실패합니다", "결과는 같습니다", "same result".
-    # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
-    r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
-    r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
-    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
-    r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
-    r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
-    r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
-    r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\bi\s+(?:must\s+|have\s+to\s+)?repeat|\brepeating\s+(?:myself|my)"
-    r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
-    r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)",
-    re.I,
-)
-# "That is not what I asked": a rebuttal of the owner's answer, not a new point.
-_REBUTTAL = re.compile(
-    r"\bnot\s+what\s+i\s+(?:asked|meant|requested)|\bdoes(?:n't|\s+not)\s+(?:address|fix|solve|change)\s+(?:it|this|that|the)"
-    r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
-    r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
-    r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
-    r"|\bnot\s+sufficient|\binsufficient|\bi\s+(?:don't|do\s+not)\s+(?:think|agree)\s+(?:that\s+)?(?:these|this|that|it|they)\s+(?:is|are)"
-    r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않",
-    re.I,
-)
-_REQUEST = re.compile(
-    r"\b(?:must|should|shouldn't|need(?:s|ed)?|missing|lacks?|wrong|incorrect|broken|fails?|failing|failed"
-    r"|bug|leaks?|leaking|doesn't|does\s+not|don't|isn't|is\s+not|aren't|never|please|remove|add|rename"
-    r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
-    r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
-    r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
-    r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
-    r"|ha(?:s|ve)\s+to|go(?:es)?\s+back)\b"
-    r"|[가-힣]야\s*합니다|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
-    r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
-    r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
-    re.I,
-)
-_POSITIVE = re.compile(
-    r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
-    r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
-    r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
-    r"|통과|확인했|확인하였|좋습니다|좋네요|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다",
-    re.I,
-)
-# Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
-_WEAK = re.compile(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
-# "이제 찾습니다", "now passes": the point is settled.
-_NOW_WORKS = re.compile(
-    r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
-    r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
-    r"|\bnow\s+(?!fails|breaks|crashes|raises|throws|leaks|hangs|drops|loses)[a-z]+s\b",
-    re.I,
-)
-_IMPERATIVE = re.compile(
-    r"^\s*(?:please\s+)?(?:accept|treat|handle|make|use|add|move|wrap|return|check|validate|guard|catch"
-    r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
-    r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
-    r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch"
-    r"|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
-    re.I,
-)
-_FIX = re.compile(
-    r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
-    r"|now\s+(?:get|send|store|check|reject|run|use|return|has|have|is|are"
-    r"|(?!fails\b|breaks\b|crashes\b|errors\b|throws\b|times\b)[a-z]+s)"
-    r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
-    r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
-    r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
-    r"|pushed|committed|covered)\b"
-    r"|고쳤|고쳐\s*두|수정했|수정하였|수정\s*완료|반영했|반영하였|반영\s*완료|추가했|추가하였|변경했|변경하였"
-    r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋했|되돌렸|원복했|복구했|낮췄|올렸"
-    r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
-    re.I,
-)
-# Korean notes end a change with its noun: "`test_reuse` 추가", "평문 컬럼 제거함".
-_FIX_NOUN = re.compile(r"(?:추가|변경|수정|제거|삭제|교체|적용|반영|보완|분리)(?:함|됨|완료)?\s*[.)]?\s*$")
-# A fix reported as done (past tense), which a promise in the same clause does not undo.
-_FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
-_COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-_DECLINE = re.compile(
-    r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
-    r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
-    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
-    r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
-    r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
-    r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
-    r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
-    r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
-    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
-    r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
-    r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
-    r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
-    r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
-    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
-    r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
-    re.I,
-)
-_PROMISE = re.compile(
-    r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
-    r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
-    r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
-    re.I,
-)
-_ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|plus)\b|^\s*new\s*:|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
-    r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
-    r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
-    r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
-_GENERAL = re.compile(
-    r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
-    r"|\b(?:points|comments)\b"
-    r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
-    re.I,
-)
-_BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
-_HEADING = re.compile(r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$")
-_STATUS_PREFIX = re.compile(
-    r"^\s*(?:#{1,6}\s*)?[*_]{0,3}(?:DONE_WITH_CONCERNS|NEEDS_CONTEXT|TASK_DONE|STEP_DONE|BLOCKED|ESCALATE"
-    r"|APPROVED|LGTM|DONE)\b[*_]{0,3}\s*[:\-—–]?\s*",
-    re.I,
-)
-_SENTENCE = re.compile(r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
-_CLAUSE = re.compile(
-    r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
-    # The connective stays with its half: "다시 확인했는데" (I checked, and …)
-    # is not "확인했습니다" (confirmed).
-    r"|(?<=[가-힣]지만|[가-힣]는데),\s*|(?<=[가-힣]고),\s*|(?<=[가-힣]지만|[가-힣]으나)\s+"
-    r"|\s+(?:하지만|다만|그런데|그러나)\s+",
-    re.I,
-)
-# Ordinal selectors: which of the author's findings a clause points at.
-_ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
-    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
-    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
-    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
-]
-_REMAINING = re.compile(
-    r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
-    r"|나머지|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
-    re.I,
-)
-_ALL = re.compile(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)
 
 
 class Act(StrEnum):
@@ -392,9 +79,9 @@ class Clause:
 
 
 @lru_cache(maxsize=65536)  # words repeat across clauses, turns and rooms
-def _stem(word: str) -> str:
+def word_stem(word: str) -> str:
     if "\uac00" <= word[0] <= "\ud7a3":
-        for suffix in _KO_SUFFIXES:
+        for suffix in w.KO_SUFFIXES:
             if len(word) > len(suffix) + 1 and word.endswith(suffix):
                 return word[: -len(suffix)]
         return word
@@ -404,30 +91,23 @@ def _stem(word: str) -> str:
     return word
 
 
-# String literals and number-led values inside a code span.
-_CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
-
-
-_HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
-
-
 @lru_cache(maxsize=4096)
 def topic(text: str) -> Topic:
-    raw = unicodedata.normalize("NFKC", _URL.sub(" ", text))
+    raw = unicodedata.normalize("NFKC", w.URL.sub(" ", text))
     anchors: set[str] = set()
-    for match in _PATH.finditer(raw):
+    for match in w.PATH.finditer(raw):
         path = match.group(1).lower()
         if re.fullmatch(r"\d+(\.\d+)+", path):
             continue  # a version number, not a path
         anchors.add("path:" + path.rsplit("/", 1)[-1])
         if match.group(2):
             anchors.add("line:" + match.group(2))
-    for match in _CODE.finditer(raw):
+    for match in w.CODE.finditer(raw):
         code = match.group(1).strip().lower().rstrip("()").strip()
-        if _COMMIT.fullmatch(code):
+        if w.COMMIT.fullmatch(code):
             continue  # a commit names the owner's change, not what the finding is about
-        if code and not _PATH.fullmatch(code):
-            header = _HEADER_SPAN.match(code)
+        if code and not w.PATH.fullmatch(code):
+            header = w.HEADER_SPAN.match(code)
             if header:
                 # `Idempotency-Key: invoice-{id}` names the header as
                 # `Idempotency-Key` alone does.
@@ -439,37 +119,37 @@ def topic(text: str) -> Topic:
                 anchors.add("code:" + code.rsplit(".", 1)[-1])
             # `(created_at, id)` names `created_at` and `id` too; the words of a
             # value (`"20/minute"`, `5/minute`) name nothing.
-            for token in re.findall(r"[a-z_][a-z0-9_]+", _CODE_VALUE.sub(" ", code)):
-                if token not in _STOP_EN:
+            for token in re.findall(r"[a-z_][a-z0-9_]+", w.CODE_VALUE.sub(" ", code)):
+                if token not in w.STOP_EN:
                     anchors.add("code:" + token)
-    for match in _IDENT.finditer(raw):
+    for match in w.IDENT.finditer(raw):
         anchors.add("code:" + match.group(1).lower().rstrip("()"))
-    for match in _NUMBER.finditer(_CODE.sub(" ", _PATH.sub(" ", raw))):
+    for match in w.NUMBER.finditer(w.CODE.sub(" ", w.PATH.sub(" ", raw))):
         value, unit = match.group(1), (match.group(2) or "").lower()
         if len(value) >= 2 or unit:
             anchors.add("num:" + value + unit)
-    for match in _FINDING_ID.finditer(raw):
+    for match in w.FINDING_ID.finditer(raw):
         anchors.add("id:" + match.group(1).lower())
     terms: set[str] = set()
-    for word in _WORD.findall(raw.lower()):
-        if word in _STOP_EN or _COMMIT.fullmatch(word):
+    for word in w.WORD.findall(raw.lower()):
+        if word in w.STOP_EN or w.COMMIT.fullmatch(word):
             continue  # a commit hash names the change, not the point
-        concept = _EN_CONCEPT.get(word) or _EN_CONCEPT.get(_stem(word))
+        concept = w.EN_CONCEPT.get(word) or w.EN_CONCEPT.get(word_stem(word))
         if concept:
             terms.add("~" + concept)
         if "\uac00" <= word[0] <= "\ud7a3":
-            for key, concept_ko in _KO_CONCEPT:
+            for key, concept_ko in w.KO_CONCEPT:
                 if key in word:
                     terms.add("~" + concept_ko)
-            stem = _stem(word)
-            if stem in _STOP_KO or len(stem) < 2:
+            stem = word_stem(word)
+            if stem in w.STOP_KO or len(stem) < 2:
                 continue
             terms.update(
-                g for g in (stem[i : i + 2] for i in range(len(stem) - 1)) if g not in _KO_GRAMMAR
+                g for g in (stem[i : i + 2] for i in range(len(stem) - 1)) if g not in w.KO_GRAMMAR
             )
         else:
-            stem = _stem(word)
-            if len(stem) >= 3 and stem not in _STOP_EN:
+            stem = word_stem(word)
+            if len(stem) >= 3 and stem not in w.STOP_EN:
                 terms.add(stem)
     return Topic(frozenset(anchors), frozenset(terms))
 
@@ -506,48 +186,28 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return 0.5 * inter / len(a | b) + 0.5 * inter / min(len(a), len(b))
 
 
-# "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
-_NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
-_ON_NUMBER = re.compile(r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)", re.I)
-
-
-# Every ordinal and number selector needs one of these; most clauses have none.
-_MAYBE_ORDINAL = re.compile(r"\d|first|second|third|fourth|번째|[①-⑩]", re.I)
-
-
 def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
     ordinals: tuple[int, ...] = ()
-    if _MAYBE_ORDINAL.search(text):
-        ordinals = tuple(n for pattern, n in _ORDINALS if pattern.search(text))
-        listed = _NUMBER_LIST.search(text)
+    if w.MAYBE_ORDINAL.search(text):
+        ordinals = tuple(n for pattern, n in w.ORDINALS if pattern.search(text))
+        listed = w.NUMBER_LIST.search(text)
         if listed:
             ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
-        ordinals += tuple(int(m) for m in _ON_NUMBER.findall(text))
+        ordinals += tuple(int(m) for m in w.ON_NUMBER.findall(text))
         ordinals = tuple(dict.fromkeys(ordinals))
-        renumbered = _WAS_NUMBER.search(text)
+        renumbered = w.WAS_NUMBER.search(text)
         if renumbered:
             ordinals = (int(renumbered.group(1)),)  # "1. (was #2)": the point raised second
     labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
-    return ordinals, bool(_REMAINING.search(text)), _all_points(text), labels
-
-
-# "1. **[P1] (was #2)**": a renumbered list names the point by its old number.
-_WAS_NUMBER = re.compile(r"\(\s*(?:was|formerly|previously|old|기존|이전|원래|구)\s*#?\s*([1-9])\s*번?\s*\)", re.I)
-# What may follow "both" / "all" when it means every point: "both look good",
-# "all points", "all of them"; not "both paths", "all requests".
-_ALL_OF = frozenset(
-    """points point issues items fixes comments changes findings concerns requests of look looks
-    are were is resolved fixed addressed good done confirmed verified two three remain remaining
-    still open now""".split()
-)
+    return ordinals, bool(w.REMAINING.search(text)), _all_points(text), labels
 
 
 def _all_points(text: str) -> bool:
-    for match in _ALL.finditer(text):
+    for match in w.ALL.finditer(text):
         if not match.group(0).isascii():
             return True  # 모두, 둘 다, 두 가지
         after = re.match(r"\s*([a-z]+)", text[match.end():].lower())
-        if after is None or after.group(1) in _ALL_OF:
+        if after is None or after.group(1) in w.ALL_OF:
             return True
     return False
 
@@ -583,13 +243,10 @@ def point_numbers(messages: list[str]) -> dict[int, int]:
 def _point_numbers(messages: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     out: list[tuple[int, int]] = []
     for n, item in enumerate(_points(messages)[0]):
-        match = _NUMBERED.match(item)
+        match = w.NUMBERED.match(item)
         if match:  # "2. …" or a table row "| 2 | …"
             out.append((n, int(match.group(1) or match.group(2))))
     return tuple(out)
-
-
-_NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s|^\s*\|\s*(\d{1,2})\s*\|")
 
 
 @lru_cache(maxsize=2048)
@@ -607,10 +264,10 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 quoting = True
                 continue
             quoting = False
-            text = _STATUS_PREFIX.sub("", line.text).strip()
-            if not text or (_HEADING.match(text) and len(text) < 60):
+            text = w.STATUS_PREFIX.sub("", line.text).strip()
+            if not text or (w.HEADING.match(text) and len(text) < 60):
                 continue
-            if line.text.startswith((" ", "\t")) and points and not _BULLET.match(line.text):
+            if line.text.startswith((" ", "\t")) and points and not w.BULLET.match(line.text):
                 points[-1] += " " + text  # a wrapped bullet
             else:
                 points.append(text)
@@ -624,9 +281,9 @@ def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]
     out: list[tuple[int, str, str]] = []
     for n, item in enumerate(points):
         # "1. Line 41: …" is one point, not a sentence "1." and another.
-        item = _BULLET.sub("", item, count=1) if _BULLET.match(item) else item
-        for sentence in _SENTENCE.split(item):
-            for clause in _CLAUSE.split(sentence):
+        item = w.BULLET.sub("", item, count=1) if w.BULLET.match(item) else item
+        for sentence in w.SENTENCE.split(item):
+            for clause in w.CLAUSE.split(sentence):
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
                     out.append((n, clause, quote_of[n]))
@@ -635,80 +292,50 @@ def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]
 
 def _content(text: str) -> Topic:
     """The clause's topic without the words that only say "again" or "fixed"."""
-    stripped = _REFERENCE.sub(" ", _NEG_ACK.sub(" ", text))
+    stripped = w.REFERENCE.sub(" ", w.NEG_ACK.sub(" ", text))
     return topic(stripped)
 
 
 def restates(text: str) -> bool:
     """The clause says it is saying something again ("still", "여전히", "거듭")."""
-    return bool(_REFERENCE.search(text))
+    return bool(w.REFERENCE.search(text))
 
 
 def starts_new_point(text: str) -> bool:
     """"Also, …" / "또한 …": the clause opens a point of its own."""
-    return bool(_ALSO.search(text))
-
-
-# Hedges and filler around a restated point: "제 걱정이 지나칠 수도 있겠지만", "I may be overthinking this".
-_HEDGE = re.compile(
-    r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
-    r"|\boverthinking\b|\bcorrect\s+me\s+if"
-    # Courtesy around a request to look again: "번거로우시겠지만", "바쁘시겠지만".
-    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|실례지만|\bsorry\s+to\s+(?:push|insist|bother|be)"
-    # Empathy before the point: "I do understand the concern about …".
-    r"|\bfair\s+point\s+to\s+(?:raise|bring|take|discuss)"
-    r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
-    r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해"
-    # The reviewer's own plan: "커밋이 올라오면 다시 보겠습니다", "will re-review once pushed".
-    r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)",
-    re.I,
-)
-_ANNOUNCE = re.compile(
-    r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
-    r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
-    r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
-    r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"
-    r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$",
-    re.I,
-)
-
-
-# "No concerns on the Redis side", "이견 없습니다": nothing asked for.
-_NO_CONCERN = re.compile(
-    r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
-    r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
-    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?\s*더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
-    # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
-    r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
-    re.I,
-)
+    return bool(w.ALSO.search(text))
 
 
 @lru_cache(maxsize=8192)  # a turn's clauses are read once per round, and again for contradictions
 def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     t = topic(text)
-    if (_ANNOUNCE.match(text.strip()) or _HEDGE.search(text) or _NO_CONCERN.search(text)) and not t.strong:
+    says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
+                    or w.NO_CONCERN.search(text))
+    if says_nothing and not t.strong:
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6
-    if _WITHDRAW.search(text) and not _NEG_ACK.search(text):
+    if w.WITHDRAW.search(text) and not w.NEG_ACK.search(text):
         act = Act.WITHDRAW
-    elif _REBUTTAL.search(text) and not content.strong:
+    elif w.REBUTTAL.search(text) and not content.strong:
         act = Act.REFERENCE
-    elif _NEG_ACK.search(text) or _FIX_REJECTED.search(text) or (_REFERENCE.search(text) and thin):
+    elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
+          or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
-    elif (_ACK.search(text) or _NOW_WORKS.search(text)) and not _REQUEST.search(
-        _WEAK.sub(" ", _NOW_WORKS.sub(" ", _ACK.sub(" ", text)))
+    elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and not w.REQUEST.search(
+        w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", text)))
     ):
         act = Act.ACK
-    elif _REQUEST.search(_NO_PROBLEM.sub(" ", text)) or _IMPERATIVE.match(text):
+    elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):
         act = Act.FINDING
-    elif (_REFERENCE.search(text) and (ordinals or remaining or everything or labels)) or (
+    elif (w.REFERENCE.search(text) and (ordinals or remaining or everything or labels)) or (
         remaining and thin
     ):
         act = Act.REFERENCE
-    elif not _POSITIVE.search(text) and (t.strong or (len(t.terms) >= 4 and len(text.split()) >= 3)):
+    elif not w.POSITIVE.search(text) and (
+        t.strong or (len(t.terms) >= 4 and len(text.split()) >= 3)
+    ):
         # A reviewer who is not approving mostly states what is wrong, often
         # without "must" or "해야": "DEBUG level hardcoded in `setup.py`". (One
         # or two words are not a statement, however many bigrams they make.)
@@ -718,274 +345,25 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
-# "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the
-# owner's commit named and found wanting is the fix rejected, not a new point.
-_FIX_REJECTED = re.compile(
-    r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
-    r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로|동일|똑같|마찬가지|같습니다)"
-    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])\b[0-9a-f]{7,40}\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
-    r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
-    r"(?:still|nothing)\b",
-    re.I,
-)
-# "DoS 문제는 없습니다", "that is not a problem": the reviewer answering the
-# owner's argument, not asking for anything.
-_NO_PROBLEM = re.compile(
-    r"(?:문제|이슈|위험)(?:는|가|도)?\s*(?:없습니다|없어|없고|없는)"
-    r"|\b(?:is|are|isn't|is\s+not|aren't|are\s+not)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:problem|issue|risk|concern)\b"
-    r"|\bno\s+(?:such\s+)?(?:problem|issue|risk)\b",
-    re.I,
-)
-# "브랜치는 아직 `71c0b9e`입니다", "still at `abc1234`": no new commit.
-_STILL_AT = re.compile(r"아직|여전히|그대로|\bstill\b|\bunchanged\b|\bno\s+new\s+commit|\bsame\s+commit", re.I)
-# "Added a `TODO(auth)` comment": a note to do it later is no fix.
-_TODO = re.compile(r"\b(?:todo|fixme)\b", re.I)
-
-
 @lru_cache(maxsize=8192)
 def owner_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
-    if _DECLINE.search(text):
+    if w.DECLINE.search(text):
         act = Act.DECLINE
-    elif _TODO.search(text) or (
-        _PROMISE.search(text) and not _COMMIT.search(text) and not _FIX_PAST.search(text)
+    elif w.TODO.search(text) or (
+        w.PROMISE.search(text) and not w.COMMIT.search(text) and not w.FIX_PAST.search(text)
     ):
         act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
-    elif _FIX.search(text) or _FIX_NOUN.search(text) or (
-        _COMMIT.search(text) and not _STILL_AT.search(text)
+    elif w.FIX.search(text) or w.FIX_NOUN.search(text) or (
+        w.COMMIT.search(text) and not w.STILL_AT.search(text)
     ):
         act = Act.FIX
     else:
         act = Act.FACT
     return Clause(text, act, topic(text), ordinals, remaining, everything or bool(
-        _GENERAL.search(text)), labels)
+        w.GENERAL.search(text)), labels)
 
 
 def summary(text: str, limit: int = 120) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
-
-
-# -- contradictions ---------------------------------------------------
-_DOWN = re.compile(
-    r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
-    r"|cut|shrink|tighten)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼",
-    re.I,
-)
-_UP = re.compile(
-    r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn\s+on|restore|put\s+(?:it\s+)?back"
-    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax)\b"
-    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지",
-    re.I,
-)
-_CONFLICT = re.compile(
-    r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
-    r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
-    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|지킬|반영)[^.\n]{0,20}?(?:없|못|불가|어렵)"
-    r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대",
-    re.I,
-)
-
-
-_NOT_DOWN = re.compile(
-    r"(?:낮추|줄이|짧게\s*하|제거하|삭제하|끄)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:lower|reduce|decrease|shorten|remove|delete|disable|drop)",
-    re.I,
-)
-_NOT_UP = re.compile(
-    r"(?:올리|늘리|길게\s*하|추가하|켜|되돌리|복구하)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:raise|increase|lengthen|enable|restore|add)",
-    re.I,
-)
-
-
-_ASKS = re.compile(
-    # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
-    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|[가-힣]야\s*(?:합니다|한다|해요|하며|하고)|좋겠습니다"
-    r"|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
-    re.I,
-)
-_VALUE = re.compile(
-    r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
-    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
-    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
-    re.I,
-)
-
-
-@lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
-def asked(text: str) -> tuple[str, ...]:
-    """The clauses of a point that ask for something (where its direction and
-    values are); the whole point when none does."""
-    out = tuple(c for _, c in items([text]) if _ASKS.search(c) or _IMPERATIVE.match(c))
-    return out or (text,)
-
-
-def requests(text: str) -> str:
-    """`asked` as one string."""
-    return "; ".join(asked(text))
-
-
-# A value given to a setting, whatever follows: "to 86400 and …", "= 0",
-# "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
-_SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
-    r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
-    re.I,
-)
-
-
-# A literal given to a setting: `= "None"`, "has to stay `*`", "keep `"Lax"`",
-# "to the explicit list `[…]`".
-_LITERAL = re.compile(
-    # (An assignment's "=", not a comparison's "==", "!=", "<=".)
-    r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
-    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
-    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
-    r"|`\s*([\"'][^\"'`\n]{1,40}[\"'])\s*`\s*(?:으로|로)(?![가-힣])",  # "`'Strict'`로 바꿔야", "`'Lax'`로 유지"
-    re.I,
-)
-# "Do not set X to …", "말고": what follows is the value not wanted.
-_NOT_THIS = re.compile(
-    r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
-    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|말고|하지\s*마",
-    re.I,
-)
-
-
-@lru_cache(maxsize=8192)  # a point is probed for a reversal against each finding it names
-def setting_values(text: str) -> frozenset[str]:
-    """The values a request asks for, each as `value@setting`: "set `TTL` to
-    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
-    The setting is the last name in backticks before the value in its clause
-    (empty when there is none). A value the clause asks *not* to set is none;
-    one it asks to remove is `!value@setting`."""
-    out: set[str] = set()
-    for clause in asked(text):
-        refused = _NOT_THIS.search(clause)
-        if refused:
-            clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
-        removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
-        spans = [(start, end.start() if end else len(clause)) for start, end in removed]
-
-        def add(value: str, at: int, key: str | None = None, clause: str = clause,
-                spans: list[tuple[int, int]] = spans) -> None:
-            if key is None:
-                names = [n for n in _SETTING.findall(clause[:at])
-                         if not _PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
-                key = names[-1].lower() if names else ""
-            gone = "!" if any(start <= at < end for start, end in spans) else ""
-            out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
-
-        for match in _VALUE.finditer(clause):
-            number, unit = match.group(1), (match.group(2) or "").lower()
-            if len(number) >= 2 or unit:
-                add(number + unit, match.start(1))
-        for match in _SET_VALUE.finditer(clause):
-            number = match.group(1) or match.group(3)
-            add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
-        for match in _LITERAL.finditer(clause):
-            quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
-            literal = (quoted or spanned or keyed or match.group(5) or "").strip().strip("\"'").lower()
-            key = None
-            if spanned and "=" in literal:
-                name, literal = (part.strip() for part in literal.rsplit("=", 1))
-                key = name if _CODE_NAME.fullmatch(name) else None
-            if keyed:
-                key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
-            if spanned and _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false"):
-                continue  # "switch to `orjson`": a name, not a value
-            if _NUMBER_VALUE.fullmatch(literal):
-                add(literal.replace(" ", ""), match.start(), key)  # the same value as "to 0"
-            elif literal:
-                add("=" + " ".join(literal.split()), match.start(), key)
-    return frozenset(out)
-
-
-def values(text: str) -> frozenset[str]:
-    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
-    "= `"None"`", "stay `*`" (`setting_values` without the settings and
-    without what it asks to remove)."""
-    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text) if not v.startswith("!"))
-
-
-# "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or
-# comma, is taken away, not asked for.
-_REMOVE = re.compile(r"\b(?:remove|drop|delete|get\s+rid\s+of|strip)\b", re.I)
-_REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
-
-
-_LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
-# A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
-# (not a path, a route or an expression).
-_SETTING = re.compile(r"`([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`")
-_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
-
-
-# A bare name in backticks after "to" ("switch to `orjson`") is a name, not a value.
-_CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*(?:\(\))?")
-
-
-@lru_cache(maxsize=8192)
-def direction(text: str) -> int:
-    """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
-    prose = _CODE.sub(" ", requests(text))  # `restore-keys` is a name, not a request to restore
-    # "낮추지 말고 올려 주세요", "don't lower it, raise it": a negated request points the other way.
-    flipped_up = bool(_NOT_DOWN.search(prose))
-    flipped_down = bool(_NOT_UP.search(prose))
-    prose = _NOT_UP.sub(" ", _NOT_DOWN.sub(" ", prose))
-    down = bool(_DOWN.search(prose)) or flipped_down
-    up = bool(_UP.search(prose)) or flipped_up
-    return -1 if down and not up else 1 if up and not down else 0
-
-
-# "미리 만들지 말고", "생성하지 않는 것이 좋겠습니다", "don't pre-create": a request
-# not to do something. (Only prohibitions: "설정하지 않으면" is a condition.)
-_PROHIBITED_KO = re.compile(
-    r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
-)
-_PROHIBITED_EN = re.compile(
-    r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
-    r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
-    re.I,
-)
-# Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
-_NOT_A_DEMAND = frozenset({
-    "be", "have", "need", "want", "think", "know", "see", "worry", "forget", "mind", "bother",
-    "hesitate", "expect", "걱정", "망설", "잊",
-})
-
-
-@lru_cache(maxsize=8192)
-def prohibited(text: str) -> frozenset[str]:
-    """What a point asks *not* to do, as the words its terms would hold:
-    "미리 만들지 말고" is `만들`, "don't pre-create" is `create`."""
-    out: set[str] = set()
-    for clause in asked(text):
-        for match in _PROHIBITED_KO.finditer(clause):
-            word = match.group(1)
-            word = word[:-1] if word.endswith("하") else word
-            if len(word) >= 2 and word not in _NOT_A_DEMAND:
-                out.add(word[-2:])  # its last two syllables: the verb's own bigram
-        for match in _PROHIBITED_EN.finditer(clause):
-            word = _stem(match.group(1).lower())
-            if word not in _NOT_A_DEMAND:
-                out.add(word)
-    return frozenset(out)
-
-
-# "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":
-# a conflict the owner took back.
-_RETRACTED = re.compile(
-    r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는"
-    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\bat\s+first\b",
-    re.I,
-)
-
-
-def mentions_conflict(text: str) -> bool:
-    """Words of a conflict anywhere (a quick test before reading clause by clause)."""
-    return bool(_CONFLICT.search(text))
-
-
-def declares_conflict(text: str) -> bool:
-    """An owner saying two demands cannot both be met (and not taking it back)."""
-    return bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)

@@ -24,24 +24,26 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from bot.demands import (
+    declares_conflict,
+    direction,
+    mentions_conflict,
+    prohibited,
+    requests,
+    setting_values,
+)
 from bot.findings import (
     Act,
     Clause,
     Topic,
     clauses,
-    declares_conflict,
-    direction,
     items,
-    mentions_conflict,
     owner_clause,
     point_numbers,
-    prohibited,
     replies,
-    requests,
     restates,
     reviewer_clause,
     score,
-    setting_values,
     starts_new_point,
     summary,
     topic,

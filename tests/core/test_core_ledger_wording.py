@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
-from bot.findings import Act, items, owner_clause, reviewer_clause, topic, values
+from bot.demands import declares_conflict, prohibited, setting_values, values
+from bot.findings import Act, items, owner_clause, reviewer_clause, starts_new_point, topic
 from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
 from bot.models import Role, Trigger
 
@@ -300,8 +301,6 @@ def test_an_owner_saying_two_reviewers_cannot_both_be_satisfied() -> None:
 def test_a_request_in_any_must_form_carries_its_value() -> None:
     # "바꿔야 합니다" asks as "해야" does: the value is what the clause asks for,
     # not the one it quotes as the cause.
-    from bot.findings import setting_values
-
     text = ("그런데 `/media/<path>`의 `Cache-Control: private, no-store` 때문에 적중률이 0%입니다. "
             "이 라우트는 `Cache-Control: public, max-age=86400`으로 바꿔야 합니다.")
     got = setting_values(text)
@@ -343,8 +342,6 @@ def test_asking_not_to_do_what_another_reviewer_asked_for_is_a_contradiction() -
     [deadlock] = sim.deadlocks()
     assert deadlock.trigger is Trigger.CONTRADICTION
     # A prohibition that is a condition, or a courtesy, asks nothing.
-    from bot.findings import prohibited
-
     assert prohibited("`pg_partman`을 설정하지 않으면 다음 달에 실패하므로 설정해야 합니다.") == frozenset()
     assert prohibited("Don't worry about the docs; please add `pg_partman` config.") == frozenset()
     assert prohibited("Please don't pre-create partitions in `pg_partman`.") == {"create"}
@@ -369,8 +366,6 @@ def test_a_reply_list_answers_each_point_under_its_number() -> None:
 
 
 def test_a_conflict_the_owner_takes_back_is_none() -> None:
-    from bot.findings import declares_conflict
-
     assert not declares_conflict("처음에는 sec-bot과 perf-bot의 요구가 충돌해 둘 다 만족할 수 없을 거라고 생각했는데")
     assert not declares_conflict("스테이징에서 재어 보니 적중률 71%로 둘 다 충족됩니다.")
     assert declares_conflict("sec-bot의 F1과 perf-bot의 F2는 동시에 만족할 수 없습니다.")
@@ -390,8 +385,6 @@ def test_a_declared_conflict_outranks_the_blocked_status_of_the_same_turn() -> N
 
 
 def test_values_asked_as_a_quoted_literal_in_korean_or_after_be() -> None:
-    from bot.findings import setting_values
-
     assert setting_values("`SESSION_COOKIE_SAMESITE`는 `'Lax'`로 유지해야 합니다.") == {
         "=lax@session_cookie_samesite"}
     assert setting_values("`log_retention_days` must be 365 for the `audit-*` groups.") == {
@@ -404,8 +397,6 @@ def test_owner_present_tense_changes_and_plain_refusals() -> None:
     assert owner_clause("Hourly task `send_due_digests` now picks users by local time.").act is Act.FIX
     assert owner_clause("The test now fails on ARM.").act is not Act.FIX
     assert owner_clause("Not adding it.").act is Act.DECLINE
-    from bot.findings import starts_new_point
-
     assert starts_new_point("New: the final stage runs as root.")
 
 

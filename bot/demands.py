@@ -1,0 +1,237 @@
+"""What a point asks for, for contradictions between reviewers: the values it
+gives to settings ("set `TTL` to 30" is `30@ttl`), its direction (lower or
+raise), what it asks *not* to do, and an owner saying two demands cannot both
+be met. Pure functions of text; `bot.ledger` compares findings with them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot import wording as w
+from bot.findings import items, word_stem
+
+# -- direction and conflicts -----------------------------------------------------
+_DOWN = re.compile(
+    r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
+    r"|cut|shrink|tighten)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼",
+    re.I,
+)
+_UP = re.compile(
+    r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn\s+on|restore|put\s+(?:it\s+)?back"
+    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax)\b"
+    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지",
+    re.I,
+)
+_CONFLICT = re.compile(
+    r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
+    r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
+    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|지킬|반영)[^.\n]{0,20}?(?:없|못|불가|어렵)"
+    r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대",
+    re.I,
+)
+
+
+_NOT_DOWN = re.compile(
+    r"(?:낮추|줄이|짧게\s*하|제거하|삭제하|끄)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:lower|reduce|decrease|shorten|remove|delete|disable|drop)",
+    re.I,
+)
+_NOT_UP = re.compile(
+    r"(?:올리|늘리|길게\s*하|추가하|켜|되돌리|복구하)지\s*(?:말|마|않)|\b(?:don't|do\s+not|never)\s+(?:raise|increase|lengthen|enable|restore|add)",
+    re.I,
+)
+
+
+_ASKS = re.compile(
+    # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
+    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|[가-힣]야\s*(?:합니다|한다|해요|하며|하고)|좋겠습니다"
+    r"|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
+    re.I,
+)
+_VALUE = re.compile(
+    r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
+    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
+    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
+    re.I,
+)
+
+
+@lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
+def asked(text: str) -> tuple[str, ...]:
+    """The clauses of a point that ask for something (where its direction and
+    values are); the whole point when none does."""
+    out = tuple(c for _, c in items([text]) if _ASKS.search(c) or w.IMPERATIVE.match(c))
+    return out or (text,)
+
+
+def requests(text: str) -> str:
+    """`asked` as one string."""
+    return "; ".join(asked(text))
+
+
+# A value given to a setting, whatever follows: "to 86400 and …", "= 0",
+# "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
+_SET_VALUE = re.compile(
+    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
+    r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
+    re.I,
+)
+
+
+# A literal given to a setting: `= "None"`, "has to stay `*`", "keep `"Lax"`",
+# "to the explicit list `[…]`".
+_LITERAL = re.compile(
+    # (An assignment's "=", not a comparison's "==", "!=", "<=".)
+    r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
+    r"|`\s*([\"'][^\"'`\n]{1,40}[\"'])\s*`\s*(?:으로|로)(?![가-힣])",  # "`'Strict'`로 바꿔야", "`'Lax'`로 유지"
+    re.I,
+)
+# "Do not set X to …", "말고": what follows is the value not wanted.
+_NOT_THIS = re.compile(
+    r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
+    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|말고|하지\s*마",
+    re.I,
+)
+
+
+@lru_cache(maxsize=8192)  # a point is probed for a reversal against each finding it names
+def setting_values(text: str) -> frozenset[str]:
+    """The values a request asks for, each as `value@setting`: "set `TTL` to
+    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
+    The setting is the last name in backticks before the value in its clause
+    (empty when there is none). A value the clause asks *not* to set is none;
+    one it asks to remove is `!value@setting`."""
+    out: set[str] = set()
+    for clause in asked(text):
+        refused = _NOT_THIS.search(clause)
+        if refused:
+            clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+        removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
+        spans = [(start, end.start() if end else len(clause)) for start, end in removed]
+
+        def add(value: str, at: int, key: str | None = None, clause: str = clause,
+                spans: list[tuple[int, int]] = spans) -> None:
+            if key is None:
+                names = [n for n in _SETTING.findall(clause[:at])
+                         if not w.PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
+                key = names[-1].lower() if names else ""
+            gone = "!" if any(start <= at < end for start, end in spans) else ""
+            out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
+
+        for match in _VALUE.finditer(clause):
+            number, unit = match.group(1), (match.group(2) or "").lower()
+            if len(number) >= 2 or unit:
+                add(number + unit, match.start(1))
+        for match in _SET_VALUE.finditer(clause):
+            number = match.group(1) or match.group(3)
+            add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
+        for match in _LITERAL.finditer(clause):
+            quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
+            literal = (quoted or spanned or keyed or match.group(5) or "").strip().strip("\"'").lower()
+            key = None
+            if spanned and "=" in literal:
+                name, literal = (part.strip() for part in literal.rsplit("=", 1))
+                key = name if _CODE_NAME.fullmatch(name) else None
+            if keyed:
+                key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
+            if spanned and _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false"):
+                continue  # "switch to `orjson`": a name, not a value
+            if _NUMBER_VALUE.fullmatch(literal):
+                add(literal.replace(" ", ""), match.start(), key)  # the same value as "to 0"
+            elif literal:
+                add("=" + " ".join(literal.split()), match.start(), key)
+    return frozenset(out)
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
+    "= `"None"`", "stay `*`" (`setting_values` without the settings and
+    without what it asks to remove)."""
+    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text) if not v.startswith("!"))
+
+
+# "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or
+# comma, is taken away, not asked for.
+_REMOVE = re.compile(r"\b(?:remove|drop|delete|get\s+rid\s+of|strip)\b", re.I)
+_REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
+
+
+_LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
+# A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
+# (not a path, a route or an expression).
+_SETTING = re.compile(r"`([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`")
+_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
+
+
+# A bare name in backticks after "to" ("switch to `orjson`") is a name, not a value.
+_CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*(?:\(\))?")
+
+
+@lru_cache(maxsize=8192)
+def direction(text: str) -> int:
+    """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
+    prose = w.CODE.sub(" ", requests(text))  # `restore-keys` is a name, not a request to restore
+    # "낮추지 말고 올려 주세요", "don't lower it, raise it": a negated request points the other way.
+    flipped_up = bool(_NOT_DOWN.search(prose))
+    flipped_down = bool(_NOT_UP.search(prose))
+    prose = _NOT_UP.sub(" ", _NOT_DOWN.sub(" ", prose))
+    down = bool(_DOWN.search(prose)) or flipped_down
+    up = bool(_UP.search(prose)) or flipped_up
+    return -1 if down and not up else 1 if up and not down else 0
+
+
+# "미리 만들지 말고", "생성하지 않는 것이 좋겠습니다", "don't pre-create": a request
+# not to do something. (Only prohibitions: "설정하지 않으면" is a condition.)
+_PROHIBITED_KO = re.compile(
+    r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
+)
+_PROHIBITED_EN = re.compile(
+    r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
+    r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
+    re.I,
+)
+# Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
+_NOT_A_DEMAND = frozenset({
+    "be", "have", "need", "want", "think", "know", "see", "worry", "forget", "mind", "bother",
+    "hesitate", "expect", "걱정", "망설", "잊",
+})
+
+
+@lru_cache(maxsize=8192)
+def prohibited(text: str) -> frozenset[str]:
+    """What a point asks *not* to do, as the words its terms would hold:
+    "미리 만들지 말고" is `만들`, "don't pre-create" is `create`."""
+    out: set[str] = set()
+    for clause in asked(text):
+        for match in _PROHIBITED_KO.finditer(clause):
+            word = match.group(1)
+            word = word[:-1] if word.endswith("하") else word
+            if len(word) >= 2 and word not in _NOT_A_DEMAND:
+                out.add(word[-2:])  # its last two syllables: the verb's own bigram
+        for match in _PROHIBITED_EN.finditer(clause):
+            word = word_stem(match.group(1).lower())
+            if word not in _NOT_A_DEMAND:
+                out.add(word)
+    return frozenset(out)
+
+
+# "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":
+# a conflict the owner took back.
+_RETRACTED = re.compile(
+    r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는"
+    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\bat\s+first\b",
+    re.I,
+)
+
+
+def mentions_conflict(text: str) -> bool:
+    """Words of a conflict anywhere (a quick test before reading clause by clause)."""
+    return bool(_CONFLICT.search(text))
+
+
+def declares_conflict(text: str) -> bool:
+    """An owner saying two demands cannot both be met (and not taking it back)."""
+    return bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)
