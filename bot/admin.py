@@ -18,8 +18,8 @@ from bot.channels import ChannelDirectory, channel_scope
 from bot.clock import Clock
 from bot.commands import ROOM_SUBCOMMANDS, Command, CommandError, parse_command
 from bot.config import TUNABLE, SettingsError, check_room_settings
+from bot.finding import Finding
 from bot.i18n import history_text, resolve, trigger_name
-from bot.ledger import Finding
 from bot.markup import mention, mentions, moment, strip, thread
 from bot.models import CommandReply, CommandRequest, RoomKey
 from bot.state import RoomState

@@ -1,7 +1,7 @@
 """What a point asks for, for contradictions between reviewers: the values it
 gives to settings ("set `TTL` to 30" is `30@ttl`), its direction (lower or
 raise), what it asks *not* to do, and an owner saying two demands cannot both
-be met. Pure functions of text; `bot.ledger` compares findings with them.
+be met. Pure functions of text; `bot.contradictions` compares findings with them.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ _NOT_UP = re.compile(
 _ASKS = re.compile(
     # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
     r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|[가-힣]야\s*(?:합니다|한다|해요|하며|하고)|좋겠습니다"
-    r"|\b(?:must|should|please|need\s+to|has\s+to|have\s+to)\b",
+    r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
     re.I,
 )
 _VALUE = re.compile(
@@ -216,6 +216,34 @@ def prohibited(text: str) -> frozenset[str]:
             if word not in _NOT_A_DEMAND:
                 out.add(word)
     return frozenset(out)
+
+
+# Where a request says what to do: "…두어야 합니다", "…해 주세요", "please …".
+_ASK_KO = re.compile(r"야\s*(?:합니다|한다|해요|하며|하고)|주세요|주십시오|주시기|바랍니다|도록")
+_ASK_EN = re.compile(
+    r"\b(?:please|should|must|need\s+to|needs\s+to|has\s+to|have\s+to)\s+(?:also\s+)?(?:pre-?)?([a-z]{3,})",
+    re.I,
+)
+_HANGUL_WORD = re.compile(r"[가-힣]+")
+
+
+@lru_cache(maxsize=8192)
+def asked_verbs(text: str) -> frozenset[str]:
+    """What a point asks to *do*, as `prohibited` names it: the words just
+    before "…어야 합니다" / "주세요" ("미리 만들어 두어야 합니다" holds `만들`),
+    the verb after "please / must / should", an imperative's first word."""
+    out: set[str] = set()
+    for clause in asked(text):
+        for match in _ASK_KO.finditer(clause):
+            for word in _HANGUL_WORD.findall(clause[: match.start() + 1])[-3:]:
+                if len(word) >= 2:
+                    out.add(word[:2])  # a verb's first two syllables: 만들어 -> 만들
+        for match in _ASK_EN.finditer(clause):
+            out.add(word_stem(match.group(1).lower()))
+        first = re.match(r"\s*(?:please\s+)?(?:pre-?)?([a-z]{3,})", clause, re.I)
+        if first and w.IMPERATIVE.match(clause):
+            out.add(word_stem(first.group(1).lower()))
+    return frozenset(out - _NOT_A_DEMAND)
 
 
 # "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":

@@ -11,19 +11,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bot.ledger import (
-    Finding,
-    OwnerAction,
-    Question,
-    declared_conflict,
-    disputed,
-    judge_round,
-    read_owner,
-    reset_stalls,
-    snapshot,
-    stuck,
-)
+from bot.contradictions import declared_conflict
+from bot.finding import Finding, OwnerAction, Question
+from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
+from bot.owner_turn import read_owner
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart

@@ -193,7 +193,7 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
         listed = w.NUMBER_LIST.search(text)
         if listed:
             ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))
-        ordinals += tuple(int(m) for m in w.ON_NUMBER.findall(text))
+        ordinals += tuple(int(a or b) for a, b in w.ON_NUMBER.findall(text))
         ordinals = tuple(dict.fromkeys(ordinals))
         renumbered = w.WAS_NUMBER.search(text)
         if renumbered:

@@ -1,46 +1,45 @@
 """The findings ledger: what each round did to each reviewer finding.
 
 The ledger lives for the task. A new epoch resets the counters (each
-finding's stall count included), never the findings. Pure: `read_owner()`
-reads an owner turn, `judge_round()` reads a reviewer turn against the ledger
-and the owner's turn before it and returns what happened, mutating the
-findings it is given.
-
-Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
-- `MATCH` (0.40) and above: the clause names that finding (a repeat, an
-  acknowledgement, a fix report about it);
-- `UNCERTAIN` (0.28) up to `MATCH`: the rules still decide (a finding clause
-  becomes a new finding; an owner clause does not address it) but the
-  finding is marked uncertain in the evidence, for the optional judge;
-- below: unrelated.
+finding's stall count included), never the findings. Pure: `judge_round()`
+reads a reviewer turn against the ledger and the owner's turn before it (read
+by `bot.owner_turn.read_owner`) and returns what happened, mutating the
+findings it is given. A finding and how a clause is matched to one are in
+`bot.finding`; reversals between reviewers in `bot.contradictions`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from enum import StrEnum
 
-from pydantic import BaseModel, Field, PrivateAttr
-
+from bot.contradictions import probe, reversals, reverses
 from bot.demands import (
-    declares_conflict,
+    asked_verbs,
     direction,
-    mentions_conflict,
     prohibited,
     requests,
     setting_values,
+)
+from bot.finding import (
+    LOOSE,
+    MATCH,
+    STRONG,
+    UNCERTAIN,
+    Finding,
+    FindingStatus,
+    OwnerAction,
+    Question,
+    RoundOutcome,
+    match_targets,
+    numbered_finding,
+    question_key,
 )
 from bot.findings import (
     Act,
     Clause,
     Topic,
-    clauses,
     items,
-    owner_clause,
     point_numbers,
-    replies,
     restates,
     reviewer_clause,
     score,
@@ -48,317 +47,6 @@ from bot.findings import (
     summary,
     topic,
 )
-
-MATCH = 0.40
-UNCERTAIN = 0.28
-STRONG = 0.70  # a match this close is a repeat even when introduced as "also …"
-LOOSE = 0.12  # enough for a restatement that says it is one, or a refused point
-TOUCH = 0.05  # one finding open: an owner clause sharing any content answers it
-MAX_TERMS = 160  # a finding's topic grows with its restatements, within reason
-
-
-class FindingStatus(StrEnum):
-    OPEN = "open"
-    FIXED = "fixed"
-    WITHDRAWN = "withdrawn"
-    CONTESTED = "contested"  # a fixed finding another reviewer reversed
-    RETIRED = "retired"  # an arbiter's ruling retired it for the rest of the task
-
-
-class OwnerAction(StrEnum):
-    FIX = "fix_reported"
-    DECLINE = "declined"
-    UNTOUCHED = "untouched"
-
-
-class Finding(BaseModel):
-    label: str
-    author: str
-    summary: str
-    anchors: list[str] = Field(default_factory=list)
-    terms: list[str] = Field(default_factory=list)
-    status: FindingStatus = FindingStatus.OPEN
-    stall: int = 0
-    raised_round: int = 0
-    direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
-    # Values it asks for, each with the setting it gives it to ("30s@ttl";
-    # states saved before settings were read hold bare values: "30s").
-    values: list[str] = Field(default_factory=list)
-    history: list[str] = Field(default_factory=list)
-    # Its number in its author's latest numbered list: "#1" may mean it after
-    # the reviewer renumbered what is left.
-    number: int | None = None
-    # What it asks not to do ("만들", "create"): another author asking for
-    # that very thing on the same anchor reverses it.
-    prohibits: list[str] = Field(default_factory=list)
-    _topic: Topic | None = PrivateAttr(default=None)
-
-    @property
-    def is_open(self) -> bool:
-        return self.status in (FindingStatus.OPEN, FindingStatus.CONTESTED)
-
-    def topic(self) -> Topic:
-        # Built once and kept until the finding absorbs a restatement: a round
-        # scores every clause against every finding of its author. Read from
-        # the private store itself: pydantic's attribute fallback costs more
-        # than the scoring on this path.
-        private = self.__pydantic_private__
-        cached = private.get("_topic") if private is not None else None
-        if cached is None:
-            cached = self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
-        return cached
-
-    def absorb(self, t: Topic) -> None:
-        self.anchors = sorted(set(self.anchors) | t.anchors)
-        merged = set(self.terms) | t.terms
-        if len(merged) <= MAX_TERMS:
-            self.terms = sorted(merged)
-        self._topic = None
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    """A reading the rules are not sure of (a score between UNCERTAIN and MATCH),
-    for the optional progress judge. `key` finds it again in `decisions`."""
-
-    key: str
-    side: str  # "reviewer": is the clause a repeat of `label`? "owner": what did it do to `label`?
-    author: str
-    text: str
-    label: str
-    label_summary: str
-    rules_answer: str  # reviewer: "new" or the label; owner: an OwnerAction value
-
-
-def question_key(side: str, author: str, text: str) -> str:
-    return f"{side}:{author}:" + " ".join(text.split())[:300]
-
-
-@dataclass(slots=True)
-class RoundOutcome:
-    """What a reviewer turn did, finding by finding."""
-
-    events: dict[str, str] = field(default_factory=dict)  # label -> raised/repeated/...
-    raised: list[str] = field(default_factory=list)
-    fixed: list[str] = field(default_factory=list)
-    withdrawn: list[str] = field(default_factory=list)
-    uncertain: list[str] = field(default_factory=list)
-    contradictions: list[tuple[str, str]] = field(default_factory=list)  # (earlier, new)
-    questions: list[Question] = field(default_factory=list)
-    comparisons: list[dict[str, object]] = field(default_factory=list)
-
-    @property
-    def progress(self) -> bool:
-        return bool(self.raised or self.fixed or self.withdrawn)
-
-
-def _targets(
-    clause: Clause,
-    pool: list[Finding],
-    threshold: float = MATCH,
-    order: list[Finding] | None = None,
-) -> tuple[list[Finding], float]:
-    """The findings a clause points at: by label, by ordinal, or by content.
-
-    Ordinals ("2번", "the second point") count in `order` (the findings in the
-    order they were raised), not in what is left of the pool.
-    """
-    if clause.labels:
-        return [f for f in pool if f.label in clause.labels], 1.0
-    if clause.ordinals:
-        numbered = order if order is not None else pool
-        picked = [_numbered(numbered, n) for n in clause.ordinals if 0 < n <= len(numbered)]
-        picked = [f for f in picked if f in pool]
-        if picked:
-            return picked, 1.0
-    best, best_score = _closest(clause.topic, pool)
-    if best is not None and best_score >= threshold:
-        return [best], best_score
-    return [], best_score
-
-
-def _numbered(findings: list[Finding], n: int) -> Finding:
-    """Point `n`: the finding its author last listed as n, else the n-th raised."""
-    for finding in findings:
-        if finding.number == n:
-            return finding
-    return findings[n - 1]
-
-
-def _closest(mine: Topic, pool: list[Finding]) -> tuple[Finding | None, float]:
-    """The finding of `pool` whose topic scores highest against `mine`."""
-    best, best_score = None, 0.0
-    terms, strong = mine.terms, mine.strong
-    for finding in pool:
-        theirs = finding.topic()
-        if terms.isdisjoint(theirs.terms) and strong.isdisjoint(theirs.strong):
-            continue  # `score` is 0 without a shared term or anchor
-        s = score(mine, theirs)
-        if s > best_score:
-            best, best_score = finding, s
-    return best, best_score
-
-
-def read_owner(
-    findings: list[Finding],
-    messages: list[str],
-    decisions: dict[str, str] | None = None,
-    questions: list[Question] | None = None,
-) -> dict[str, OwnerAction]:
-    """What the owner's turn did to each open finding.
-
-    A clause that names a finding without a fix or a refusal is a question for
-    the optional judge (`questions`); `decisions` are its answers, by key.
-    """
-    open_findings = [f for f in findings if f.is_open]
-    actions = {f.label: OwnerAction.UNTOUCHED for f in open_findings}
-    if not open_findings:
-        return actions
-    general: list[Clause] = []
-    numbers = point_numbers(messages)
-    addressed: set[str] = set()
-    point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
-    quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
-    # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
-    # point's other clauses name, wherever it stands in the point.
-    for point, text in sorted(items(messages),
-                              key=lambda item: (item[0], _thin(owner_clause(item[1]).topic))):
-        clause = owner_clause(text)
-        if point in quoted and not (clause.ordinals or clause.labels):
-            # Written under a quotation of the point it answers.
-            answered = quoted[point]
-            if answered is None or not answered.is_open or clause.act is Act.FACT:
-                continue  # a quote of something else, or a point already settled
-            addressed.add(answered.label)
-            actions[answered.label] = _stronger(actions[answered.label], clause.act)
-            continue
-        if clause.act is Act.FACT:
-            named, _ = _targets(clause, open_findings)
-            if named:
-                key = question_key("owner", "", text)
-                label = named[0].label
-                answer = (decisions or {}).get(key)
-                if answer in {a.value for a in OwnerAction}:
-                    actions[label] = OwnerAction(answer)
-                    addressed.add(label)
-                elif questions is not None:
-                    questions.append(Question(key, "owner", "", summary(text, 300), label,
-                                              named[0].summary, actions[label].value))
-            continue
-        named = _named_author(text, open_findings)
-        if named and (clause.everything or not _targets(clause, named, UNCERTAIN)[0]) and not (
-            clause.ordinals or clause.labels
-        ):
-            # "cost-bot 의견 두 건 반영했습니다", "sec-bot's point: keeping it":
-            # the reviewer named is whose findings the clause answers.
-            for finding in named:
-                addressed.add(finding.label)
-                actions[finding.label] = _stronger(actions[finding.label], clause.act)
-            continue
-        # An owner answering a point rarely restates it: a looser match will do.
-        # "2번" counts in the reviewer's list as it was raised, fixed ones included.
-        targets, best = _targets(clause, open_findings, UNCERTAIN, order=findings)
-        settled = _about_settled(clause, findings, best)
-        if settled:
-            targets = []
-        if not targets and not settled:
-            targets = _only_holder(clause.topic, open_findings)
-        if not targets and not settled and len(open_findings) == 1 and best >= TOUCH:
-            targets = open_findings  # one point open, and the clause touches it
-        if not targets and not clause.everything and not clause.topic.strong:
-            # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
-            # the point its bullet answers, not to every finding.
-            targets = point_targets.get(point, [])
-        if not targets and not settled and point in numbers and numbers[point] <= len(findings):
-            # "(2) I don't think we need a dedup table.": the answer to point 2.
-            by_number = _numbered(findings, numbers[point])
-            targets = [by_number] if by_number.is_open else []
-        if not targets and clause.act is Act.DECLINE:
-            # "On the email matching: not changing it": a refusal without the
-            # finding's words is about the point already in dispute.
-            disputed_now = [f for f in open_findings if f.stall >= 1 or _last_refused(f)]
-            if len(disputed_now) == 1:
-                targets = disputed_now
-        if not targets:
-            general.append(clause)
-            continue
-        point_targets.setdefault(point, targets)
-        for finding in targets:
-            addressed.add(finding.label)
-            actions[finding.label] = _stronger(actions[finding.label], clause.act)
-    for clause in general:
-        # "반영했습니다 (abc123)" or "both points: not changing" with nothing
-        # more specific: it speaks of every finding the turn did not name.
-        thin = _thin(clause.topic)
-        if not (clause.everything or thin):
-            continue
-        # "Left both as they are" also refuses what the turn only promised.
-        refuses_all = clause.everything and clause.act is Act.DECLINE
-        for finding in open_findings:
-            if finding.label not in addressed or (
-                refuses_all and actions[finding.label] is OwnerAction.UNTOUCHED
-            ):
-                actions[finding.label] = _stronger(actions[finding.label], clause.act)
-    return actions
-
-
-def _named_author(text: str, findings: list[Finding]) -> list[Finding]:
-    """The open findings of the one reviewer the clause names (none when it
-    names none, or several: "sec-bot and perf-bot disagree")."""
-    lowered = text.lower()
-    authors = {f.author for f in findings if f.author and f.author.lower() in lowered}
-    if len(authors) != 1:
-        return []
-    return [f for f in findings if f.author in authors]
-
-
-def _thin(t: Topic) -> bool:
-    """A clause that names nothing ("반영했습니다 (abc123)", "Done."): it answers
-    whatever its bullet or its turn is about."""
-    return not t.strong and len(t.terms) <= 3
-
-
-def _quoted_finding(quote: str, findings: list[Finding]) -> Finding | None:
-    """The finding a quotation repeats (the owner quoting the point it answers)."""
-    best, score_ = _closest(topic(quote), findings)
-    return best if score_ >= MATCH else None
-
-
-def _about_settled(clause: Clause, findings: list[Finding], best_open: float) -> bool:
-    """The clause is closer to a finding already fixed or withdrawn than to any
-    open one ("Added a test for the raw-body path" after that point was fixed):
-    it says nothing about what is still open."""
-    if clause.ordinals or clause.labels:
-        return False
-    settled = [f for f in findings if not f.is_open]
-    if not settled:
-        return False
-    _, best = _closest(clause.topic, settled)
-    return best >= TOUCH and best > best_open
-
-
-def _only_holder(t: Topic, findings: list[Finding]) -> list[Finding]:
-    """The one finding that names the clause's file, identifier or number ("`==`
-    stays" when only F1 ever spoke of `==`); none when several or none do."""
-    names = {a for a in t.strong if a.startswith(("code:", "path:", "num:"))}
-    if not names:
-        return []
-    holders = [f for f in findings if not names.isdisjoint(f.topic().strong)]
-    return holders if len(holders) == 1 else []
-
-
-def _last_refused(finding: Finding) -> bool:
-    return bool(finding.history) and "declined" in finding.history[-1]
-
-
-def _stronger(current: OwnerAction, act: Act) -> OwnerAction:
-    # A refusal anywhere wins over a fix report about the same finding; a
-    # promise leaves the finding untouched.
-    if act is Act.DECLINE:
-        return OwnerAction.DECLINE
-    if act is Act.FIX and current is OwnerAction.UNTOUCHED:
-        return OwnerAction.FIX
-    return current
 
 
 def judge_round(
@@ -378,92 +66,8 @@ def judge_round(
     owner = owner or {}
     for author, messages in turns:
         _judge_author(findings, author, messages, owner, round_no, out, decisions or {})
-    _reversals(findings, out, round_no)
+    reversals(findings, out, round_no)
     return out
-
-
-def _reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
-    """A new finding that reverses another: the same anchor, the opposite request
-    or another value. Another author's open or fixed finding makes a
-    contradiction (a fixed one becomes contested); the author's own is withdrawn."""
-    new = {label for label in out.raised}
-    for finding in [f for f in findings if f.label in new]:
-        for other in findings:
-            if other.label == finding.label or other.status not in (
-                FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED
-            ):
-                continue
-            if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
-                continue  # each pair of this turn's findings once
-            if not _reverses(finding, other):
-                continue
-            if other.author == finding.author and finding.direction * other.direction != -1:
-                continue  # its own finding with another number: a restatement, not a reversal
-            if other.author == finding.author:
-                other.status, other.stall = FindingStatus.WITHDRAWN, 0
-                other.history.append(
-                    f"R{round_no}: withdrawn (reversed by its author in {finding.label})"
-                )
-                out.withdrawn.append(other.label)
-                continue
-            if other.status is FindingStatus.FIXED:
-                other.status = FindingStatus.CONTESTED
-                other.history.append(f"R{round_no}: contested by {finding.label}")
-            out.contradictions.append((other.label, finding.label))
-
-
-def _probe(t: Topic, text: str) -> Finding:
-    """A clause dressed as a finding, to compare with the ledger's."""
-    return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
-                   direction=direction(text), values=sorted(setting_values(text)),
-                   prohibits=sorted(prohibited(text)), terms=sorted(t.terms))
-
-
-def _reverses(a: Finding, b: Finding) -> bool:
-    shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))}
-    if not shared:
-        return False
-    if a.direction * b.direction == -1:
-        return True
-    for one, other in ((a, b), (b, a)):
-        # "미리 만들지 말고" against a request that holds "만들어 두어야".
-        if any(v in other.terms and v not in other.prohibits for v in one.prohibits):
-            return True
-    # Another value for the same setting: "30s" against "1s", "365" against "30".
-    code = any(x.startswith("code:") for x in shared)
-    return code and _other_value(a, b)
-
-
-def _other_value(a: Finding, b: Finding) -> bool:
-    """Both ask a value for one setting, and not the same one. Values given to
-    named settings are compared setting by setting; a value given to a setting
-    the other finding never names is about something else."""
-    for one, other in ((a, b), (b, a)):
-        # One asks to remove the very value the other asked to set.
-        gone = {v[1:] for v in one.values if v.startswith("!")}
-        if gone & {v for v in other.values if "@" in v and not v.endswith("@")}:
-            return True
-    va = _by_setting([v for v in a.values if not v.startswith("!")])
-    vb = _by_setting([v for v in b.values if not v.startswith("!")])
-    if not va or not vb:
-        return False
-    common = (va.keys() & vb.keys()) - {""}
-    if common:
-        return any(va[k].isdisjoint(vb[k]) for k in common)
-    for mine, other in ((va, b), (vb, a)):
-        named = mine.keys() - {""}
-        if named and not any(f"code:{k}" in other.anchors for k in named):
-            return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
-    return not {v for vs in va.values() for v in vs} & {v for vs in vb.values() for v in vs}
-
-
-def _by_setting(stored: list[str]) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for item in stored:
-        value, _, key = item.rpartition("@") if "@" in item else (item, "", "")
-        out.setdefault(key, set()).add(value)
-    return out
-
 
 def _judge_author(
     findings: list[Finding],
@@ -529,19 +133,23 @@ def _judge_author(
             continue
         pool = open_before if clause.act in (Act.ACK, Act.WITHDRAW) else mine
         pool = [f for f in pool if f.label not in acked and f.label not in dropped]
-        targets, best = _targets(clause, pool, order=mine)
+        targets, best = match_targets(clause, pool, order=mine)
         if clause.act is Act.FINDING and not targets:
             # The point's other sentences may carry its file and function.
             whole = Clause(text, clause.act, point_topic[point], clause.ordinals,
                            clause.remaining, clause.everything, clause.labels, clause.asserted)
-            targets, best = _targets(whole, pool, order=mine)
+            targets, best = match_targets(whole, pool, order=mine)
             clause = whole if targets else clause
-        reversal = bool(clause.act is Act.FINDING and not clause.asserted and rivals and any(
-            _reverses(_probe(clause.topic, text), f) for f in rivals))
+        reversing = [f for f in rivals if clause.act is Act.FINDING and not clause.asserted
+                     and reverses(probe(clause.topic, text), f)] if rivals else []
+        # The opposite of another reviewer's point, unless it says again a
+        # reversal of the author's own (a finding retired by a ruling, say).
+        reversal = bool(reversing) and not any(
+            reverses(t, f) for t in targets for f in reversing)
         if reversal:
             targets = []  # the opposite of another reviewer's point: a point of its own
         elif clause.act is Act.FINDING and targets and any(
-            _reverses(_probe(clause.topic, text), f) for f in targets
+            reverses(probe(clause.topic, text), f) for f in targets
         ):
             targets = []  # the opposite of an earlier request: a new finding (a reversal)
         elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
@@ -561,7 +169,7 @@ def _judge_author(
             # What this turn already called fixed or dropped is not repeated by it.
             still = [f for f in open_before if f.label not in acked and f.label not in dropped]
             refused = [f for f in still if owner.get(f.label) is not OwnerAction.FIX]
-            loose, _ = _targets(clause, still, LOOSE)
+            loose, _ = match_targets(clause, still, LOOSE)
             if restates(text):
                 # "My view is unchanged: X and Y" may name several points at once.
                 close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
@@ -571,7 +179,9 @@ def _judge_author(
                 targets = loose
         if clause.act is Act.ACK:
             if clause.everything and len(targets) < 2:
-                targets = open_before  # "both look right", "모두 확인했습니다"
+                # "both look right", "모두 확인했습니다": not a point the owner refused.
+                kept = [f for f in open_before if owner.get(f.label) is not OwnerAction.DECLINE]
+                targets = kept or open_before
             if not targets:
                 fixed_now = [f for f in open_before if owner.get(f.label) is OwnerAction.FIX]
                 # "Confirmed" with one point open is about it, unless it names
@@ -588,12 +198,13 @@ def _judge_author(
             dropped.update(f.label for f in targets)
             continue
         # A finding clause: a repeat of one of the author's findings, or new.
+        judged_new = False  # the judge called it a point of its own: it stays one
         if UNCERTAIN <= best < MATCH and mine:
             key = question_key("reviewer", author, text)
             answer = decisions.get(key)
             closest = max(mine, key=lambda f: score(clause.topic, f.topic()))
             if answer == "new":
-                targets = []
+                targets, judged_new = [], True
             elif answer is not None and any(f.label == answer for f in mine):
                 targets = [f for f in mine if f.label == answer]
             else:
@@ -618,13 +229,13 @@ def _judge_author(
             point_finding.setdefault(point, targets[0])
             continue
         same_point = point_finding.get(point)
-        if same_point is not None and not starts_new_point(text) and not reversal:
+        if same_point is not None and not (starts_new_point(text) or reversal or judged_new):
             # A second sentence of one point explains it; it is not a new finding.
             same_point.absorb(clause.topic)
             if not clause.asserted and tentative.get(point) is same_point:
                 del tentative[point]  # the point asks for something: a finding of its own
             continue
-        twin, _ = _targets(clause, new)
+        twin, _ = match_targets(clause, new)
         if twin and point in numbers and any(
             p != point and f is twin[0] and p in numbers for p, f in point_finding.items()
         ):
@@ -644,13 +255,14 @@ def _judge_author(
             raised_round=round_no,
             direction=direction(point_text[point]),
             prohibits=sorted(prohibited(point_text[point])),
+            asks=sorted(asked_verbs(point_text[point])),
             values=sorted(setting_values(point_text[point])),
         )
         new.append(finding)
         point_finding[point] = finding
         if best >= UNCERTAIN:
             unsure.append(finding)
-        if clause.asserted:
+        if clause.asserted and not judged_new:
             tentative[point] = finding
     for n, finding in enumerate(new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point
@@ -671,11 +283,9 @@ def _judge_author(
         _supersede(finding, mine, repeated, round_no, out)
     findings.extend(new)
 
-
 def _lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
     """The finding stands for one point of the turn, not several."""
     return sum(1 for f in point_finding.values() if f is finding) == 1
-
 
 def _reply_numbers(
     parsed: list[tuple[int, str, Clause]], numbers: dict[int, int], mine: list[Finding]
@@ -694,7 +304,6 @@ def _reply_numbers(
         return {}
     return {p: n for p, n in numbers.items() if n <= len(mine) or any(f.number == n for f in mine)}
 
-
 def _other_point(t: Topic, finding: Finding) -> bool:
     """A new point rather than the finding again: the same file or function with
     a name the finding never had, or another file altogether. A
@@ -709,21 +318,19 @@ def _other_point(t: Topic, finding: Finding) -> bool:
         a.startswith("path:") for a in known
     )
 
-
 def _referenced(
     clause: Clause, open_before: list[Finding], settled: set[str], order: list[Finding]
 ) -> list[Finding]:
     if clause.labels:
         return [f for f in open_before if f.label in clause.labels]
     if clause.ordinals and not clause.everything:
-        # "2번은 여전히": point 2 of the author's list, as `_targets` counts it.
-        picked = [_numbered(order, n) for n in clause.ordinals if 0 < n <= len(order)]
+        # "2번은 여전히": point 2 of the author's list, as `match_targets` counts it.
+        picked = [numbered_finding(order, n) for n in clause.ordinals if 0 < n <= len(order)]
         return [f for f in picked if f in open_before]
     if clause.remaining:
         return [f for f in open_before if f.label not in settled]
     # No selector ("as I said last time"): every finding still open.
     return [f for f in open_before if f.label not in settled]
-
 
 def _summary(first: str, point: str) -> str:
     """What a finding asks for, where its point says so ("Set X to the list"),
@@ -736,7 +343,6 @@ def _summary(first: str, point: str) -> str:
     if any(a.startswith(("path:", "code:")) for a in topic(asked).anchors):
         return summary(asked)
     return summary(first if len(first) > 100 else f"{first} {asked}")
-
 
 def _apply(
     finding: Finding,
@@ -780,7 +386,6 @@ def _apply(
     finding.history.append(f"R{round_no}: {owner_part}{event}")
     out.events[label] = event
 
-
 def _supersede(
     new: Finding, mine: list[Finding], repeated: set[str], round_no: int, out: RoundOutcome
 ) -> None:
@@ -794,41 +399,6 @@ def _supersede(
             old.history.append(f"R{round_no}: fixed (superseded by {new.label})")
             out.events[old.label] = "fixed"
             out.fixed.append(old.label)
-
-
-def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
-    """An owner turn saying two findings of different authors cannot both be met,
-    naming both findings or both authors (a declared contradiction)."""
-    live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
-            and f.status is not FindingStatus.RETIRED]
-    if len({f.author for f in live}) < 2:
-        return None  # one reviewer: nobody to contradict
-    whole = "\n".join(clauses(messages))
-    if not mentions_conflict(whole):
-        return None  # no clause says it either (each is part of the whole)
-    for text in clauses(messages):
-        if not declares_conflict(text):
-            continue
-        # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
-        # the names may come in the sentences around the claim.
-        text = whole
-        named = [f for f in live if re.search(rf"\b{f.label}\b", text)]
-        if len({f.author for f in named}) < 2:
-            lowered = text.lower()
-            authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
-            if len(authors) < 2:
-                continue
-            t = owner_clause(text).topic
-            named = [
-                max((f for f in live if f.author == a), key=lambda f: score(t, f.topic()))
-                for a in authors[:2]
-            ]
-        first = named[0]
-        second = next((f for f in named if f.author != first.author), None)
-        if second is not None:
-            return first.label, second.label
-    return None
-
 
 def apply_ruling(findings: list[Finding], upheld: str, retired: str, round_no: int) -> bool:
     """An arbiter's ruling (or a human's choice between two findings): the retired
@@ -845,25 +415,21 @@ def apply_ruling(findings: list[Finding], upheld: str, retired: str, round_no: i
     keep.history.append(f"R{round_no}: upheld by a ruling ({retired} no longer applies)")
     return True
 
-
 def reset_stalls(findings: list[Finding]) -> None:
     """A new epoch: counters restart, findings stay."""
     for finding in findings:
         finding.stall = 0
-
 
 def stuck(findings: list[Finding], threshold: int) -> Finding | None:
     """The open finding whose stall count reached the threshold, if any."""
     candidates = [f for f in findings if f.is_open and f.stall >= threshold]
     return max(candidates, key=lambda f: (f.stall, -int(f.label[1:])), default=None)
 
-
 def disputed(findings: list[Finding]) -> list[Finding]:
     """Open findings the pair is stuck on (stall ≥ 1), else every open one."""
     open_findings = [f for f in findings if f.is_open]
     stalled = [f for f in open_findings if f.stall >= 1]
     return stalled or open_findings
-
 
 def snapshot(findings: list[Finding]) -> list[dict[str, object]]:
     """The ledger as the detection evidence records it."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bot.ledger import Finding
+from bot.finding import Finding
 from bot.markup import Marked, mention, strip
 from prompts.strings import t
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bot.ledger import Finding, OwnerAction
+from bot.finding import Finding, OwnerAction
 from bot.models import Role, Trigger
 
 
@@ -52,7 +52,7 @@ class PendingOwner(BaseModel):
     turn_no: int
     last_message_id: str
     actions: dict[str, OwnerAction] = Field(default_factory=dict)
-    # Owner clauses the rules could not place (see bot.ledger.Question): the
+    # Owner clauses the rules could not place (see bot.finding.Question): the
     # progress judge may answer them when the round closes.
     questions: list[dict[str, str]] = Field(default_factory=list)
 

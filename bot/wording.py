@@ -187,7 +187,7 @@ REFERENCE = re.compile(
     # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
     r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
     r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
-    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
+    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|(?:동일하게|똑같이|마찬가지로)\s*(?:실패|깨지|깨집|나옵|재현)|결과가\s*(?:같|동일|똑같)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
     r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
@@ -264,7 +264,7 @@ COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 DECLINE = re.compile(
     r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
-    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
+    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as|`)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
     r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
     r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
@@ -331,7 +331,11 @@ CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
 HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
 # "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
 NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
-ON_NUMBER = re.compile(r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)", re.I)
+ON_NUMBER = re.compile(
+    r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)"
+    r"|^\s*([1-9])\s+(?:is|are|looks?|still|remains?)\b",  # "1 is good.", "2 is still open"
+    re.I,
+)
 # Every ordinal and number selector needs one of these; most clauses have none.
 MAYBE_ORDINAL = re.compile(r"\d|first|second|third|fourth|번째|[①-⑩]", re.I)
 # "1. **[P1] (was #2)**": a renumbered list names the point by its old number.

@@ -22,7 +22,7 @@ from typing import Any
 from bot.arbiter.backends import CallPolicy, close_backend, make_backend, shared_limiter
 from bot.arbiter.base import Backend
 from bot.config import Settings
-from bot.ledger import OwnerAction, Question
+from bot.finding import OwnerAction, Question
 from bot.repair import repair_text
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.arbiter.judge import ProgressJudge, parse, render
-from bot.ledger import Question
+from bot.finding import Question
 from tests.arbiter.arbiter_helpers import make_settings
 from tests.fakes.llm_servers import FakeLLMServer, Scripted
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from bot.arbiter.service import Arbitrator
 from bot.arbiter.verdict import parse_and_validate, parse_ruling
-from bot.ledger import Finding, FindingStatus, apply_ruling, judge_round
+from bot.finding import Finding, FindingStatus
+from bot.ledger import apply_ruling, judge_round
 from bot.models import Ruling, Trigger, VerdictKind, VerdictSource
 from tests.arbiter.arbiter_helpers import Sleeps, make_ctx, make_settings
 from tests.fakes.llm_servers import FakeLLMServer

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.clock import SystemClock
-from bot.ledger import Finding, FindingStatus
+from bot.finding import Finding, FindingStatus
 from bot.state import RoomState
 from storage.backends import storage_for
 from storage.base import DiscordShards, EscalationRow, InstanceRow, Storage

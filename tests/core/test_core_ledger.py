@@ -5,9 +5,11 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.detection import Approved
+from bot.finding import FindingStatus, OwnerAction
 from bot.findings import Act, clauses, owner_clause, reviewer_clause, score, topic
-from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
+from bot.ledger import judge_round
 from bot.models import Role, Trigger
+from bot.owner_turn import read_owner
 
 REVIEW_EN = (
     "Two issues in `api/middleware/ratelimit.py`:\n"
@@ -236,7 +238,7 @@ def test_owner_naming_both_reviewers_declares_a_contradiction() -> None:
         ("sec-bot", ["`verify_session()` must run on every request."]),
         ("perf-bot", ["p99 of `GET /feed` must stay under 50ms."]),
     ], None, 1)
-    from bot.ledger import declared_conflict
+    from bot.contradictions import declared_conflict
 
     pair = declared_conflict(findings, [
         "sec-bot의 요구와 perf-bot의 요구는 동시에 만족할 수 없습니다. 세션 확인만으로 41ms가 듭니다."
@@ -246,8 +248,9 @@ def test_owner_naming_both_reviewers_declares_a_contradiction() -> None:
 
 
 def test_ruling_notes_read_in_the_rooms_language() -> None:
+    from bot.finding import Finding
     from bot.i18n import history_text
-    from bot.ledger import Finding, apply_ruling
+    from bot.ledger import apply_ruling
 
     findings = [Finding(label="F1", author="sec-bot", summary="TTL 60s"),
                 Finding(label="F2", author="perf-bot", summary="TTL 3600s")]

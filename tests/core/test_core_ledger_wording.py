@@ -6,9 +6,11 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.demands import declares_conflict, prohibited, setting_values, values
+from bot.finding import FindingStatus, OwnerAction
 from bot.findings import Act, items, owner_clause, reviewer_clause, starts_new_point, topic
-from bot.ledger import FindingStatus, OwnerAction, judge_round, read_owner
+from bot.ledger import judge_round
 from bot.models import Role, Trigger
+from bot.owner_turn import read_owner
 
 
 def test_checked_again_and_it_still_fails_is_not_an_acknowledgement() -> None:
@@ -413,3 +415,52 @@ def test_an_answer_to_the_owners_argument_is_no_new_point() -> None:
     # "DoS 문제는 없습니다" answers the owner; it asks for nothing.
     assert [f.label for f in sim.state.findings] == ["F1", "F2"]
     assert sim.state.stalled_rounds == 1
+
+
+def test_both_confirmed_leaves_out_the_point_the_owner_refused() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "Add rate-limit headers in `ratelimit.ts`.")
+    sim.say(Role.OWNER, "STEP_DONE\nHeaders are set in `applyRateLimit()`.")
+    sim.say(Role.REVIEWER, "- `Retry-After` is in milliseconds; it must be seconds.\n"
+                           "- `RateLimit-Reset` is an epoch timestamp; send a delta.\n"
+                           "- The headers are only on 429s; put them on every response.")
+    sim.say(Role.OWNER, "(1) `Retry-After` is now `Math.ceil(resetMs / 1000)`.\n"
+                        "(2) I'm keeping `RateLimit-Reset` as an epoch value.\n"
+                        "(3) Headers are now set on all responses.")
+    sim.say(Role.REVIEWER, "`Retry-After` in seconds and the headers on 200s: both confirmed.\n\n"
+                           "- `RateLimit-Reset` still needs to be delta-seconds.")
+    sim.end()
+    f1, f2, f3 = sim.state.findings
+    assert f1.status is FindingStatus.FIXED and f3.status is FindingStatus.FIXED
+    assert f2.is_open and f2.history[-1] == "R2: declined, repeated"
+
+
+def test_an_owner_list_numbered_as_the_review_answers_by_number() -> None:
+    findings: list = []
+    judge_round(findings, [("r", ["1. `users.totp_secret` is stored in plaintext. Encrypt it.\n"
+                                  "2. `/login/totp` has no attempt limit. Limit attempts.\n"
+                                  "3. A valid code can be replayed. Reject used steps."])], None, 1)
+    actions = read_owner(findings, ["1. Encrypted via `kms.encrypt()` (`a1b2c3d`).\n"
+                                    "2. Not changing the limit.\n"
+                                    "3. Done in `b2c3d4e`."])
+    assert actions == {"F1": OwnerAction.FIX, "F2": OwnerAction.DECLINE, "F3": OwnerAction.FIX}
+
+
+def test_more_ways_of_saying_the_same_again() -> None:
+    assert reviewer_clause("CI에서는 동일하게 실패합니다.").act is Act.REFERENCE
+    assert reviewer_clause("2 is still open.").ordinals == (2,)
+    assert reviewer_clause("1 is good.").act is Act.ACK
+    from bot.demands import asked
+
+    assert asked("It was 10 before. The TTL needs to be 30.") == ("The TTL needs to be 30.",)
+
+
+def test_a_prohibition_reverses_only_a_request_to_do_that_thing() -> None:
+    from bot.demands import asked_verbs
+
+    # "Do not cache denials" against "builds the cache key … Use X instead":
+    # the other asks to use a key, not to cache.
+    assert "cache" not in asked_verbs("`authz/cache.py` builds the cache key from the path. "
+                                      "Use `perm:{user_id}` instead.")
+    assert "autoplay" in asked_verbs("The hero video needs to autoplay (muted, looping).")
+    assert "만들" in asked_verbs("`pg_partman`으로 파티션을 미리 만들어 두어야 합니다.")

@@ -1,0 +1,140 @@
+"""Contradictions between reviewers: a new finding that reverses another
+author's (the same anchor, the opposite request or another value), and an
+owner turn saying two findings cannot both be met. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.demands import (
+    asked_verbs,
+    declares_conflict,
+    direction,
+    mentions_conflict,
+    prohibited,
+    setting_values,
+)
+from bot.finding import (
+    Finding,
+    FindingStatus,
+    RoundOutcome,
+)
+from bot.findings import (
+    Topic,
+    clauses,
+    owner_clause,
+    score,
+)
+
+
+def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
+    """A new finding that reverses another: the same anchor, the opposite request
+    or another value. Another author's open or fixed finding makes a
+    contradiction (a fixed one becomes contested); the author's own is withdrawn."""
+    new = {label for label in out.raised}
+    for finding in [f for f in findings if f.label in new]:
+        for other in findings:
+            if other.label == finding.label or other.status not in (
+                FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED
+            ):
+                continue
+            if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
+                continue  # each pair of this turn's findings once
+            if not reverses(finding, other):
+                continue
+            if other.author == finding.author and finding.direction * other.direction != -1:
+                continue  # its own finding with another number: a restatement, not a reversal
+            if other.author == finding.author:
+                other.status, other.stall = FindingStatus.WITHDRAWN, 0
+                other.history.append(
+                    f"R{round_no}: withdrawn (reversed by its author in {finding.label})"
+                )
+                out.withdrawn.append(other.label)
+                continue
+            if other.status is FindingStatus.FIXED:
+                other.status = FindingStatus.CONTESTED
+                other.history.append(f"R{round_no}: contested by {finding.label}")
+            out.contradictions.append((other.label, finding.label))
+
+def probe(t: Topic, text: str) -> Finding:
+    """A clause dressed as a finding, to compare with the ledger's."""
+    return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
+                   direction=direction(text), values=sorted(setting_values(text)),
+                   prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)))
+
+def reverses(a: Finding, b: Finding) -> bool:
+    shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))}
+    if not shared:
+        return False
+    if a.direction * b.direction == -1:
+        return True
+    for one, other in ((a, b), (b, a)):
+        # "미리 만들지 말고" against a request that holds "만들어 두어야".
+        if any(v in other.asks and v not in other.prohibits for v in one.prohibits):
+            return True
+    # Another value for the same setting: "30s" against "1s", "365" against "30".
+    code = any(x.startswith("code:") for x in shared)
+    return code and _other_value(a, b)
+
+def _other_value(a: Finding, b: Finding) -> bool:
+    """Both ask a value for one setting, and not the same one. Values given to
+    named settings are compared setting by setting; a value given to a setting
+    the other finding never names is about something else."""
+    for one, other in ((a, b), (b, a)):
+        # One asks to remove the very value the other asked to set.
+        gone = {v[1:] for v in one.values if v.startswith("!")}
+        if gone & {v for v in other.values if "@" in v and not v.endswith("@")}:
+            return True
+    va = _by_setting([v for v in a.values if not v.startswith("!")])
+    vb = _by_setting([v for v in b.values if not v.startswith("!")])
+    if not va or not vb:
+        return False
+    common = (va.keys() & vb.keys()) - {""}
+    if common:
+        return any(va[k].isdisjoint(vb[k]) for k in common)
+    for mine, other in ((va, b), (vb, a)):
+        named = mine.keys() - {""}
+        if named and not any(f"code:{k}" in other.anchors for k in named):
+            return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
+    return not {v for vs in va.values() for v in vs} & {v for vs in vb.values() for v in vs}
+
+def _by_setting(stored: list[str]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for item in stored:
+        value, _, key = item.rpartition("@") if "@" in item else (item, "", "")
+        out.setdefault(key, set()).add(value)
+    return out
+
+def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
+    """An owner turn saying two findings of different authors cannot both be met,
+    naming both findings or both authors (a declared contradiction)."""
+    live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
+            and f.status is not FindingStatus.RETIRED]
+    if len({f.author for f in live}) < 2:
+        return None  # one reviewer: nobody to contradict
+    whole = "\n".join(clauses(messages))
+    if not mentions_conflict(whole):
+        return None  # no clause says it either (each is part of the whole)
+    for text in clauses(messages):
+        if not declares_conflict(text):
+            continue
+        # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
+        # the names may come in the sentences around the claim.
+        text = whole
+        named = [f for f in live if re.search(rf"\b{f.label}\b", text)]
+        if len({f.author for f in named}) < 2:
+            lowered = text.lower()
+            authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
+            if len(authors) < 2:
+                continue
+            t = owner_clause(text).topic
+            named = [
+                max((f for f in live if f.author == a), key=lambda f: score(t, f.topic()))
+                for a in authors[:2]
+            ]
+        first = named[0]
+        second = next((f for f in named if f.author != first.author), None)
+        if second is not None:
+            return first.label, second.label
+    return None

@@ -1,0 +1,169 @@
+"""A reviewer finding as the ledger keeps it, and how a clause is matched to one.
+
+Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
+- `MATCH` (0.40) and above: the clause names that finding (a repeat, an
+  acknowledgement, a fix report about it);
+- `UNCERTAIN` (0.28) up to `MATCH`: the rules still decide (a finding clause
+  becomes a new finding; an owner clause does not address it) but the
+  finding is marked uncertain in the evidence, for the optional judge;
+- below: unrelated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, PrivateAttr
+
+from bot.findings import (
+    Clause,
+    Topic,
+    score,
+)
+
+MATCH = 0.40
+
+UNCERTAIN = 0.28
+
+STRONG = 0.70  # a match this close is a repeat even when introduced as "also …"
+
+LOOSE = 0.12  # enough for a restatement that says it is one, or a refused point
+
+TOUCH = 0.05  # one finding open: an owner clause sharing any content answers it
+
+MAX_TERMS = 160  # a finding's topic grows with its restatements, within reason
+
+class FindingStatus(StrEnum):
+    OPEN = "open"
+    FIXED = "fixed"
+    WITHDRAWN = "withdrawn"
+    CONTESTED = "contested"  # a fixed finding another reviewer reversed
+    RETIRED = "retired"  # an arbiter's ruling retired it for the rest of the task
+
+class OwnerAction(StrEnum):
+    FIX = "fix_reported"
+    DECLINE = "declined"
+    UNTOUCHED = "untouched"
+
+class Finding(BaseModel):
+    label: str
+    author: str
+    summary: str
+    anchors: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    status: FindingStatus = FindingStatus.OPEN
+    stall: int = 0
+    raised_round: int = 0
+    direction: int = 0  # -1 "lower / remove", +1 "raise / restore" (contradictions)
+    # Values it asks for, each with the setting it gives it to ("30s@ttl";
+    # states saved before settings were read hold bare values: "30s").
+    values: list[str] = Field(default_factory=list)
+    history: list[str] = Field(default_factory=list)
+    # Its number in its author's latest numbered list: "#1" may mean it after
+    # the reviewer renumbered what is left.
+    number: int | None = None
+    # What it asks not to do ("만들", "create"): another author asking for
+    # that very thing on the same anchor reverses it.
+    prohibits: list[str] = Field(default_factory=list)
+    asks: list[str] = Field(default_factory=list)  # what it asks to do, in the same words
+    _topic: Topic | None = PrivateAttr(default=None)
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in (FindingStatus.OPEN, FindingStatus.CONTESTED)
+
+    def topic(self) -> Topic:
+        # Built once and kept until the finding absorbs a restatement: a round
+        # scores every clause against every finding of its author. Read from
+        # the private store itself: pydantic's attribute fallback costs more
+        # than the scoring on this path.
+        private = self.__pydantic_private__
+        cached = private.get("_topic") if private is not None else None
+        if cached is None:
+            cached = self._topic = Topic(frozenset(self.anchors), frozenset(self.terms))
+        return cached
+
+    def absorb(self, t: Topic) -> None:
+        self.anchors = sorted(set(self.anchors) | t.anchors)
+        merged = set(self.terms) | t.terms
+        if len(merged) <= MAX_TERMS:
+            self.terms = sorted(merged)
+        self._topic = None
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A reading the rules are not sure of (a score between UNCERTAIN and MATCH),
+    for the optional progress judge. `key` finds it again in `decisions`."""
+
+    key: str
+    side: str  # "reviewer": is the clause a repeat of `label`? "owner": what did it do to `label`?
+    author: str
+    text: str
+    label: str
+    label_summary: str
+    rules_answer: str  # reviewer: "new" or the label; owner: an OwnerAction value
+
+def question_key(side: str, author: str, text: str) -> str:
+    return f"{side}:{author}:" + " ".join(text.split())[:300]
+
+@dataclass(slots=True)
+class RoundOutcome:
+    """What a reviewer turn did, finding by finding."""
+
+    events: dict[str, str] = field(default_factory=dict)  # label -> raised/repeated/...
+    raised: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    withdrawn: list[str] = field(default_factory=list)
+    uncertain: list[str] = field(default_factory=list)
+    contradictions: list[tuple[str, str]] = field(default_factory=list)  # (earlier, new)
+    questions: list[Question] = field(default_factory=list)
+    comparisons: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def progress(self) -> bool:
+        return bool(self.raised or self.fixed or self.withdrawn)
+
+def match_targets(
+    clause: Clause,
+    pool: list[Finding],
+    threshold: float = MATCH,
+    order: list[Finding] | None = None,
+) -> tuple[list[Finding], float]:
+    """The findings a clause points at: by label, by ordinal, or by content.
+
+    Ordinals ("2번", "the second point") count in `order` (the findings in the
+    order they were raised), not in what is left of the pool.
+    """
+    if clause.labels:
+        return [f for f in pool if f.label in clause.labels], 1.0
+    if clause.ordinals:
+        numbered = order if order is not None else pool
+        picked = [numbered_finding(numbered, n) for n in clause.ordinals if 0 < n <= len(numbered)]
+        picked = [f for f in picked if f in pool]
+        if picked:
+            return picked, 1.0
+    best, best_score = closest_finding(clause.topic, pool)
+    if best is not None and best_score >= threshold:
+        return [best], best_score
+    return [], best_score
+
+def numbered_finding(findings: list[Finding], n: int) -> Finding:
+    """Point `n`: the finding its author last listed as n, else the n-th raised."""
+    for finding in findings:
+        if finding.number == n:
+            return finding
+    return findings[n - 1]
+
+def closest_finding(mine: Topic, pool: list[Finding]) -> tuple[Finding | None, float]:
+    """The finding of `pool` whose topic scores highest against `mine`."""
+    best, best_score = None, 0.0
+    terms, strong = mine.terms, mine.strong
+    for finding in pool:
+        theirs = finding.topic()
+        if terms.isdisjoint(theirs.terms) and strong.isdisjoint(theirs.strong):
+            continue  # `score` is 0 without a shared term or anchor
+        s = score(mine, theirs)
+        if s > best_score:
+            best, best_score = finding, s
+    return best, best_score

@@ -1,0 +1,192 @@
+"""What an owner turn did to each open finding: a fix reported, a refusal,
+or nothing (a promise is nothing). Pure; `bot.ledger` applies the answer when
+the reviewer turn that completes the round closes.
+"""
+
+from __future__ import annotations
+
+from bot.finding import (
+    MATCH,
+    TOUCH,
+    UNCERTAIN,
+    Finding,
+    OwnerAction,
+    Question,
+    closest_finding,
+    match_targets,
+    numbered_finding,
+    question_key,
+)
+from bot.findings import (
+    Act,
+    Clause,
+    Topic,
+    items,
+    owner_clause,
+    point_numbers,
+    replies,
+    summary,
+    topic,
+)
+
+
+def read_owner(
+    findings: list[Finding],
+    messages: list[str],
+    decisions: dict[str, str] | None = None,
+    questions: list[Question] | None = None,
+) -> dict[str, OwnerAction]:
+    """What the owner's turn did to each open finding.
+
+    A clause that names a finding without a fix or a refusal is a question for
+    the optional judge (`questions`); `decisions` are its answers, by key.
+    """
+    open_findings = [f for f in findings if f.is_open]
+    actions = {f.label: OwnerAction.UNTOUCHED for f in open_findings}
+    if not open_findings:
+        return actions
+    general: list[Clause] = []
+    numbers = point_numbers(messages)
+    # "1. … 2. … 3. …" under a review numbered the same way: each point
+    # answers the finding of its number, whatever its words match.
+    listed = {f.number for f in open_findings if f.number}
+    reply_list = len(numbers) >= 2 and set(numbers.values()) <= listed
+    addressed: set[str] = set()
+    point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
+    quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
+    # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
+    # point's other clauses name, wherever it stands in the point.
+    for point, text in sorted(items(messages),
+                              key=lambda item: (item[0], _thin(owner_clause(item[1]).topic))):
+        clause = owner_clause(text)
+        if point in quoted and not (clause.ordinals or clause.labels):
+            # Written under a quotation of the point it answers.
+            answered = quoted[point]
+            if answered is None or not answered.is_open or clause.act is Act.FACT:
+                continue  # a quote of something else, or a point already settled
+            addressed.add(answered.label)
+            actions[answered.label] = _stronger(actions[answered.label], clause.act)
+            continue
+        if reply_list and point in numbers and not (clause.ordinals or clause.labels):
+            clause = Clause(text, clause.act, clause.topic, (numbers[point],), clause.remaining,
+                            clause.everything, clause.labels)
+        if clause.act is Act.FACT:
+            named, _ = match_targets(clause, open_findings)
+            if named:
+                key = question_key("owner", "", text)
+                label = named[0].label
+                answer = (decisions or {}).get(key)
+                if answer in {a.value for a in OwnerAction}:
+                    actions[label] = OwnerAction(answer)
+                    addressed.add(label)
+                elif questions is not None:
+                    questions.append(Question(key, "owner", "", summary(text, 300), label,
+                                              named[0].summary, actions[label].value))
+            continue
+        named = _named_author(text, open_findings)
+        if named and (clause.everything or not match_targets(clause, named, UNCERTAIN)[0]) and not (
+            clause.ordinals or clause.labels
+        ):
+            # "cost-bot 의견 두 건 반영했습니다", "sec-bot's point: keeping it":
+            # the reviewer named is whose findings the clause answers.
+            for finding in named:
+                addressed.add(finding.label)
+                actions[finding.label] = _stronger(actions[finding.label], clause.act)
+            continue
+        # An owner answering a point rarely restates it: a looser match will do.
+        # "2번" counts in the reviewer's list as it was raised, fixed ones included.
+        targets, best = match_targets(clause, open_findings, UNCERTAIN, order=findings)
+        settled = _about_settled(clause, findings, best)
+        if settled:
+            targets = []
+        if not targets and not settled:
+            targets = _only_holder(clause.topic, open_findings)
+        if not targets and not settled and len(open_findings) == 1 and best >= TOUCH:
+            targets = open_findings  # one point open, and the clause touches it
+        if not targets and not clause.everything and not clause.topic.strong:
+            # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
+            # the point its bullet answers, not to every finding.
+            targets = point_targets.get(point, [])
+        if not targets and not settled and point in numbers and numbers[point] <= len(findings):
+            # "(2) I don't think we need a dedup table.": the answer to point 2.
+            by_number = numbered_finding(findings, numbers[point])
+            targets = [by_number] if by_number.is_open else []
+        if not targets and clause.act is Act.DECLINE:
+            # "On the email matching: not changing it": a refusal without the
+            # finding's words is about the point already in dispute.
+            disputed_now = [f for f in open_findings if f.stall >= 1 or _last_refused(f)]
+            if len(disputed_now) == 1:
+                targets = disputed_now
+        if not targets:
+            general.append(clause)
+            continue
+        point_targets.setdefault(point, targets)
+        for finding in targets:
+            addressed.add(finding.label)
+            actions[finding.label] = _stronger(actions[finding.label], clause.act)
+    for clause in general:
+        # "반영했습니다 (abc123)" or "both points: not changing" with nothing
+        # more specific: it speaks of every finding the turn did not name.
+        thin = _thin(clause.topic)
+        if not (clause.everything or thin):
+            continue
+        # "Left both as they are" also refuses what the turn only promised.
+        refuses_all = clause.everything and clause.act is Act.DECLINE
+        for finding in open_findings:
+            if finding.label not in addressed or (
+                refuses_all and actions[finding.label] is OwnerAction.UNTOUCHED
+            ):
+                actions[finding.label] = _stronger(actions[finding.label], clause.act)
+    return actions
+
+def _named_author(text: str, findings: list[Finding]) -> list[Finding]:
+    """The open findings of the one reviewer the clause names (none when it
+    names none, or several: "sec-bot and perf-bot disagree")."""
+    lowered = text.lower()
+    authors = {f.author for f in findings if f.author and f.author.lower() in lowered}
+    if len(authors) != 1:
+        return []
+    return [f for f in findings if f.author in authors]
+
+def _thin(t: Topic) -> bool:
+    """A clause that names nothing ("반영했습니다 (abc123)", "Done."): it answers
+    whatever its bullet or its turn is about."""
+    return not t.strong and len(t.terms) <= 3
+
+def _quoted_finding(quote: str, findings: list[Finding]) -> Finding | None:
+    """The finding a quotation repeats (the owner quoting the point it answers)."""
+    best, score_ = closest_finding(topic(quote), findings)
+    return best if score_ >= MATCH else None
+
+def _about_settled(clause: Clause, findings: list[Finding], best_open: float) -> bool:
+    """The clause is closer to a finding already fixed or withdrawn than to any
+    open one ("Added a test for the raw-body path" after that point was fixed):
+    it says nothing about what is still open."""
+    if clause.ordinals or clause.labels:
+        return False
+    settled = [f for f in findings if not f.is_open]
+    if not settled:
+        return False
+    _, best = closest_finding(clause.topic, settled)
+    return best >= TOUCH and best > best_open
+
+def _only_holder(t: Topic, findings: list[Finding]) -> list[Finding]:
+    """The one finding that names the clause's file, identifier or number ("`==`
+    stays" when only F1 ever spoke of `==`); none when several or none do."""
+    names = {a for a in t.strong if a.startswith(("code:", "path:", "num:"))}
+    if not names:
+        return []
+    holders = [f for f in findings if not names.isdisjoint(f.topic().strong)]
+    return holders if len(holders) == 1 else []
+
+def _last_refused(finding: Finding) -> bool:
+    return bool(finding.history) and "declined" in finding.history[-1]
+
+def _stronger(current: OwnerAction, act: Act) -> OwnerAction:
+    # A refusal anywhere wins over a fix report about the same finding; a
+    # promise leaves the finding untouched.
+    if act is Act.DECLINE:
+        return OwnerAction.DECLINE
+    if act is Act.FIX and current is OwnerAction.UNTOUCHED:
+        return OwnerAction.FIX
+    return current
