@@ -97,7 +97,28 @@ def _other_value(a: Finding, b: Finding) -> bool:
         named = mine.keys() - {""}
         if named and not any(f"code:{k}" in other.anchors for k in named):
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
-    return not {v for vs in va.values() for v in vs} & {v for vs in vb.values() for v in vs}
+    mine_all = {v for vs in va.values() for v in vs}
+    theirs_all = {v for vs in vb.values() for v in vs}
+    if not {_kind(v) for v in mine_all} & {_kind(v) for v in theirs_all}:
+        return False  # "300초" and "5MB": a time and a size are two settings
+    return not mine_all & theirs_all
+
+
+_UNIT_KINDS = {
+    "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
+    "size": ("k", "kb", "mb", "gb"),
+    "share": ("%",),
+    "count": ("개", "건"),
+}
+
+
+def _kind(value: str) -> str:
+    """What a value measures: a literal, a plain number, a time, a size…"""
+    if value.startswith("="):
+        return "literal"
+    unit = re.sub(r"^[\d.]+", "", value).strip().lower()
+    return next((kind for kind, units in _UNIT_KINDS.items() if unit in units), unit or "number")
+
 
 def _by_setting(stored: list[str]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}

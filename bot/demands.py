@@ -86,7 +86,8 @@ _LITERAL = re.compile(
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
-    r"|`\s*([\"'][^\"'`\n]{1,40}[\"'])\s*`\s*(?:으로|로)(?![가-힣])",  # "`'Strict'`로 바꿔야", "`'Lax'`로 유지"
+    # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
+    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여)",
     re.I,
 )
 # "Do not set X to …", "말고": what follows is the value not wanted.
@@ -137,8 +138,11 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
-            if spanned and _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false"):
-                continue  # "switch to `orjson`": a name, not a value
+            named = spanned or (match.group(5) or "").strip()
+            if named and not named.startswith(("'", '"')) and _CODE_NAME.fullmatch(literal) and (
+                literal not in ("none", "true", "false")
+            ):
+                continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
             if _NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), match.start(), key)  # the same value as "to 0"
             elif literal:

@@ -282,12 +282,27 @@ def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]
     for n, item in enumerate(points):
         # "1. Line 41: …" is one point, not a sentence "1." and another.
         item = w.BULLET.sub("", item, count=1) if w.BULLET.match(item) else item
-        for sentence in w.SENTENCE.split(item):
-            for clause in w.CLAUSE.split(sentence):
+        for sentence in _split(w.SENTENCE, item):
+            for clause in _split(w.CLAUSE, sentence):
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
                     out.append((n, clause, quote_of[n]))
     return tuple(out)
+
+
+def _split(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`pattern.split`, but never inside a code span: "`None; Secure`" is one value."""
+    if "`" not in text:
+        return pattern.split(text)
+    spans = [m.span() for m in w.CODE.finditer(text)]
+    out, start = [], 0
+    for match in pattern.finditer(text):
+        if any(a < match.start() < b for a, b in spans):
+            continue
+        out.append(text[start:match.start()])
+        start = match.end()
+    out.append(text[start:])
+    return out
 
 
 def _content(text: str) -> Topic:

@@ -175,7 +175,9 @@ def _judge_author(
                 close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
                 # Nothing close enough: a restatement repeats what is still open.
                 targets = close or refused or still
-            elif loose and loose[0] in refused and not _other_point(clause.topic, loose[0]):
+            elif (loose and loose[0] in refused and not _other_point(clause.topic, loose[0])
+                  and point_finding.get(point) not in new):
+                # (A point this turn has just opened goes on about that point.)
                 targets = loose
         if clause.act is Act.ACK:
             if clause.everything and len(targets) < 2:

@@ -164,7 +164,10 @@ NEG_ACK = re.compile(
 ACK = re.compile(
     r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now)?\b(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
-    r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it)\b"
+    r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it"
+    # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
+    r"|works|passes|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now)\b"
+    r"|^\W*(?:good|great|nice|perfect)\W*$"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
     re.I,

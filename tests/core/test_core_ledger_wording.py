@@ -464,3 +464,28 @@ def test_a_prohibition_reverses_only_a_request_to_do_that_thing() -> None:
                                       "Use `perm:{user_id}` instead.")
     assert "autoplay" in asked_verbs("The hero video needs to autoplay (muted, looping).")
     assert "만들" in asked_verbs("`pg_partman`으로 파티션을 미리 만들어 두어야 합니다.")
+
+
+def test_a_code_span_is_never_cut_into_clauses() -> None:
+    assert setting_values("세션 쿠키의 `SameSite`는 `None; Secure`로 설정해 주십시오.") == {
+        "=none; secure@samesite"}
+    assert [c for _, c in items(["Set `a; b` here; then test."])] == ["Set `a; b` here", "then test."]
+
+
+def test_a_time_and_a_size_are_two_settings_not_a_reversal() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "프로필 사진 업로드를 presigned URL로 바꿔 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`create_upload_url()`이 presigned PUT을 돌려줍니다.")
+    sim.say(Role.REVIEWER, "`generate_presigned_post`로 바꾸고 `content-length-range` 조건(최대 5MB)을 걸어 주십시오.",
+            author="sec-bot")
+    sim.say(Role.REVIEWER, "`content-length-range` 조건에 동의합니다. 그리고 만료 3600초는 길어서 300초로 줄여 주십시오.",
+            author="perf-bot")
+    sim.end()
+    assert sim.deadlocks() == []
+
+
+def test_short_acknowledgements() -> None:
+    for text in ("Good.", "Cache mount works.", "Healthcheck passes.", "Context is small now."):
+        assert reviewer_clause(text).act is Act.ACK, text
+    for text in ("The query is slow now.", "The test passes locally but fails in CI."):
+        assert reviewer_clause(text).act is not Act.ACK, text
