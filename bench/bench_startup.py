@@ -60,7 +60,7 @@ import aiohttp
 from bench.agent_text import Writer
 from bench.harness import ROOT, Options, Row
 from bench.suite import row
-from bot.ledger import Finding
+from bot.finding import Finding
 from bot.models import MessageKind, Option, OutgoingMessage
 from bot.outbox import EDIT_PATIENCE
 from bot.state import RoomState
