@@ -44,8 +44,13 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
             if not reverses(finding, other):
                 continue
             if other.author == finding.author and finding.direction * other.direction != -1:
-                continue  # its own finding with another number: a restatement, not a reversal
+                # Its own finding with another value or wording: a second
+                # request beside the first (the ledger already made it a point
+                # of its own), not a reversal.
+                continue
             if other.author == finding.author:
+                # The opposite of its own request ("raise" after "lower"):
+                # the author reversed itself, so the earlier point is withdrawn.
                 other.status, other.stall = FindingStatus.WITHDRAWN, 0
                 other.history.append(
                     f"R{round_no}: withdrawn (reversed by its author in {finding.label})"
@@ -99,8 +104,10 @@ def _other_value(a: Finding, b: Finding) -> bool:
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
-    if not {_kind(v) for v in mine_all} & {_kind(v) for v in theirs_all}:
-        return False  # "300초" and "5MB": a time and a size are two settings
+    kinds_a, kinds_b = {_kind(v) for v in mine_all}, {_kind(v) for v in theirs_all}
+    if "number" not in kinds_a | kinds_b and not kinds_a & kinds_b:
+        # "300초" and "5MB": a time and a size are two settings (a bare 30 may be either).
+        return False
     return not mine_all & theirs_all
 
 

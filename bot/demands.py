@@ -27,7 +27,7 @@ _UP = re.compile(
 _CONFLICT = re.compile(
     r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
     r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
-    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|지킬|반영)[^.\n]{0,20}?(?:없|못|불가|어렵)"
+    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|맞추|지킬|반영)\S*\s*(?:수\s*(?:가\s*|는\s*)?)?(?:없|못|불가|어렵)"
     r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대",
     re.I,
 )
@@ -98,7 +98,7 @@ _NOT_THIS = re.compile(
 )
 
 
-@lru_cache(maxsize=8192)  # a point is probed for a reversal against each finding it names
+@lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings
 def setting_values(text: str) -> frozenset[str]:
     """The values a request asks for, each as `value@setting`: "set `TTL` to
     30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
@@ -192,30 +192,34 @@ def direction(text: str) -> int:
 _PROHIBITED_KO = re.compile(
     r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
 )
+_CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
     r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
     r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
     re.I,
 )
 # Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
+_NOT_A_DEMAND_KO = ("걱정", "망설", "잊", "신경")
 _NOT_A_DEMAND = frozenset({
     "be", "have", "need", "want", "think", "know", "see", "worry", "forget", "mind", "bother",
-    "hesitate", "expect", "걱정", "망설", "잊",
+    "hesitate", "expect",
 })
 
 
 @lru_cache(maxsize=8192)
 def prohibited(text: str) -> frozenset[str]:
-    """What a point asks *not* to do, as the words its terms would hold:
-    "미리 만들지 말고" is `만들`, "don't pre-create" is `create`."""
+    """What a point asks *not* to do: "미리 만들지 말고" is `만들`, "재생성하지
+    마세요" is `재생성`, "don't pre-create" is `create`."""
     out: set[str] = set()
     for clause in asked(text):
         for match in _PROHIBITED_KO.finditer(clause):
             word = match.group(1)
-            word = word[:-1] if word.endswith("하") else word
-            if len(word) >= 2 and word not in _NOT_A_DEMAND:
-                out.add(word[-2:])  # its last two syllables: the verb's own bigram
+            word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
+            if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
+                out.add(word)
         for match in _PROHIBITED_EN.finditer(clause):
+            if _CONDITION.search(clause[: match.start()]):
+                continue  # "If we don't retry, …" argues; it prohibits nothing
             word = word_stem(match.group(1).lower())
             if word not in _NOT_A_DEMAND:
                 out.add(word)
@@ -233,15 +237,18 @@ _HANGUL_WORD = re.compile(r"[가-힣]+")
 
 @lru_cache(maxsize=8192)
 def asked_verbs(text: str) -> frozenset[str]:
-    """What a point asks to *do*, as `prohibited` names it: the words just
-    before "…어야 합니다" / "주세요" ("미리 만들어 두어야 합니다" holds `만들`),
-    the verb after "please / must / should", an imperative's first word."""
+    """What a point asks to *do*, as `prohibited` names it: the stems of the
+    words just before "…어야 합니다" / "주세요" ("미리 만들어 두어야 합니다"
+    holds `만들`), the verb after "please / must / should", an imperative's
+    first word. (A few words too many is harmless: a reversal also needs a
+    prohibition of that very stem and a shared anchor.)"""
     out: set[str] = set()
     for clause in asked(text):
         for match in _ASK_KO.finditer(clause):
+            # The verb and its helper ("만들어 두어야"): every stem a
+            # prohibition could name, 만들어 -> 만들, 만들어.
             for word in _HANGUL_WORD.findall(clause[: match.start() + 1])[-3:]:
-                if len(word) >= 2:
-                    out.add(word[:2])  # a verb's first two syllables: 만들어 -> 만들
+                out.update(word[:n] for n in range(2, len(word) + 1))
         for match in _ASK_EN.finditer(clause):
             out.add(word_stem(match.group(1).lower()))
         first = re.match(r"\s*(?:please\s+)?(?:pre-?)?([a-z]{3,})", clause, re.I)
@@ -254,7 +261,7 @@ def asked_verbs(text: str) -> frozenset[str]:
 # a conflict the owner took back.
 _RETRACTED = re.compile(
     r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는"
-    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\bat\s+first\b",
+    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b",
     re.I,
 )
 

@@ -1,7 +1,8 @@
 """Reading review text: clauses, what each one does, and what it is about.
 
-Pure functions, no state. `bot.ledger` decides what the clauses mean for the
-task's findings; this module only reads text:
+Pure functions, no state; the words it reads with are in `bot.wording`.
+`bot.ledger` (reviewer turns) and `bot.owner_turn` (owner turns) decide what
+the clauses mean for the task's findings; this module only reads text:
 
 - a turn's own words (no quotes, no closed fences: `bot.textscan`) are cut
   into clauses: a bullet or numbered point, else a sentence, and a sentence
@@ -18,8 +19,8 @@ task's findings; this module only reads text:
   common words in either language mapped to one concept, so "캐시" and
   "cache" meet).
 
-`score()` compares two topics in [0, 1]; the ledger's thresholds (documented
-there) turn scores into "the same finding" or "a new one".
+`score()` compares two topics in [0, 1]; the thresholds in `bot.finding`
+(documented there) turn scores into "the same finding" or "a new one".
 """
 
 from __future__ import annotations

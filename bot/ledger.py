@@ -140,18 +140,20 @@ def _judge_author(
                            clause.remaining, clause.everything, clause.labels, clause.asserted)
             targets, best = match_targets(whole, pool, order=mine)
             clause = whole if targets else clause
-        reversing = [f for f in rivals if clause.act is Act.FINDING and not clause.asserted
-                     and reverses(probe(clause.topic, text), f)] if rivals else []
+        asking = probe(clause.topic, text) if clause.act is Act.FINDING and (
+            targets or (rivals and not clause.asserted)) else None
+        reversing = [f for f in rivals if reverses(asking, f)] if (
+            asking is not None and rivals and not clause.asserted) else []
         # The opposite of another reviewer's point, unless it says again a
         # reversal of the author's own (a finding retired by a ruling, say).
         reversal = bool(reversing) and not any(
             reverses(t, f) for t in targets for f in reversing)
         if reversal:
             targets = []  # the opposite of another reviewer's point: a point of its own
-        elif clause.act is Act.FINDING and targets and any(
-            reverses(probe(clause.topic, text), f) for f in targets
-        ):
-            targets = []  # the opposite of an earlier request: a new finding (a reversal)
+        elif asking is not None and targets and any(reverses(asking, f) for f in targets):
+            # Asking otherwise than its own earlier request: a point of its own
+            # (`reversals` withdraws the earlier one when it is the opposite).
+            targets = []
         elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
             targets = []  # "Another problem in …": a point of its own
         elif (

@@ -49,8 +49,10 @@ def read_owner(
     numbers = point_numbers(messages)
     # "1. … 2. … 3. …" under a review numbered the same way: each point
     # answers the finding of its number, whatever its words match.
+    # (Only with one reviewer: two reviewers' lists both have a point 1.)
+    one_author = len({f.author for f in findings}) == 1
     listed = {f.number for f in open_findings if f.number}
-    reply_list = len(numbers) >= 2 and set(numbers.values()) <= listed
+    reply_list = one_author and len(numbers) >= 2 and set(numbers.values()) <= listed
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
@@ -107,7 +109,8 @@ def read_owner(
             # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
             # the point its bullet answers, not to every finding.
             targets = point_targets.get(point, [])
-        if not targets and not settled and point in numbers and numbers[point] <= len(findings):
+        if (not targets and not settled and one_author and point in numbers
+                and 0 < numbers[point] <= len(findings)):
             # "(2) I don't think we need a dedup table.": the answer to point 2.
             by_number = numbered_finding(findings, numbers[point])
             targets = [by_number] if by_number.is_open else []

@@ -151,6 +151,10 @@ for _concept, _words in _CONCEPTS.items():
             EN_CONCEPT[_w] = _concept
 
 # -- what a clause does --------------------------------------------------------
+# After "now", verbs that report something worse (never a fix or an
+# acknowledgement); "this" and "was" are not verbs at all.
+WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
+         r"|returns\s+(?:500|an?\s+error|nothing|null|none))\b")
 NEG_ACK = re.compile(
     r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
@@ -162,12 +166,13 @@ NEG_ACK = re.compile(
     re.I,
 )
 ACK = re.compile(
-    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now)?\b(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)|is\s+(?:good|fine|correct)\s+now"
+    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it"
     # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
-    r"|works|passes|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now)\b"
-    r"|^\W*(?:good|great|nice|perfect)\W*$"
+    r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
+    r"\b(?!\s*,?\s*(?:but|except|however)))\b"
+    r"|\b(?:works|passes)\W*$|^\W*(?:good|great|nice|perfect)\W*$"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
     re.I,
@@ -235,7 +240,7 @@ WEAK = re.compile(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
 NOW_WORKS = re.compile(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
     r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
-    r"|\bnow\s+(?!fails|breaks|crashes|raises|throws|leaks|hangs|drops|loses)[a-z]+s\b",
+    r"|\bnow\s+(?!" + WORSE + r")[a-z]{4,}s\b",
     re.I,
 )
 IMPERATIVE = re.compile(
@@ -249,7 +254,7 @@ IMPERATIVE = re.compile(
 FIX = re.compile(
     r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
     r"|now\s+(?:get|send|store|check|reject|run|use|return|has|have|is|are"
-    r"|(?!fails\b|breaks\b|crashes\b|errors\b|throws\b|times\b)[a-z]+s)"
+    r"|(?!" + WORSE + r")[a-z]{4,}s\b)"
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
     r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
@@ -267,7 +272,7 @@ COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 DECLINE = re.compile(
     r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
-    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as|`)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
+    r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)\b|\bkeep(?:ing)?\s+`[^`\n]+`\s+(?:as\s+(?:it\s+)?is|as\s+an?|at\s|unchanged)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
     r"|\bintentional|\bby\s+design|\bas\s+designed|\bdisagree|\bnot\s+(?:necessary|needed|a\s+bug|an\s+issue|required)"
     r"|\bunnecessary|\bout\s+of\s+scope|\bno\s+need|\bprefer\s+(?:to\s+keep|the\s+current)|\bstays?\b"
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
@@ -336,7 +341,8 @@ HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
 NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
 ON_NUMBER = re.compile(
     r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)"
-    r"|^\s*([1-9])\s+(?:is|are|looks?|still|remains?)\b",  # "1 is good.", "2 is still open"
+    # "1 is good.", "2 is still open" (a verdict on a point, not "3 is too low")
+    r"|^\s*([1-9])\s+(?:is|are|looks?|remains?)\s+(?:good|fine|ok|done|fixed|resolved|right|still|open|unresolved)\b",
     re.I,
 )
 # Every ordinal and number selector needs one of these; most clauses have none.

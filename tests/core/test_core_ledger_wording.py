@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
-from bot.demands import declares_conflict, prohibited, setting_values, values
-from bot.finding import FindingStatus, OwnerAction
+from bot.contradictions import reverses
+from bot.demands import asked, asked_verbs, declares_conflict, prohibited, setting_values, values
+from bot.finding import Finding, FindingStatus, OwnerAction
 from bot.findings import Act, items, owner_clause, reviewer_clause, starts_new_point, topic
 from bot.ledger import judge_round
 from bot.models import Role, Trigger
@@ -450,18 +451,27 @@ def test_more_ways_of_saying_the_same_again() -> None:
     assert reviewer_clause("CI에서는 동일하게 실패합니다.").act is Act.REFERENCE
     assert reviewer_clause("2 is still open.").ordinals == (2,)
     assert reviewer_clause("1 is good.").act is Act.ACK
-    from bot.demands import asked
+
 
     assert asked("It was 10 before. The TTL needs to be 30.") == ("The TTL needs to be 30.",)
 
 
 def test_a_prohibition_reverses_only_a_request_to_do_that_thing() -> None:
-    from bot.demands import asked_verbs
-
     # "Do not cache denials" against "builds the cache key … Use X instead":
     # the other asks to use a key, not to cache.
     assert "cache" not in asked_verbs("`authz/cache.py` builds the cache key from the path. "
                                       "Use `perm:{user_id}` instead.")
+    deny = Finding(label="F1", author="sec", summary="", anchors=["path:cache.py"],
+                   prohibits=sorted(prohibited("Do not cache denials in `authz/cache.py`.")))
+    key = Finding(label="F2", author="perf", summary="", anchors=["path:cache.py"],
+                  asks=sorted(asked_verbs("`authz/cache.py` builds the cache key. Use `perm:{id}` instead.")))
+    redo = Finding(label="F3", author="perf", summary="", anchors=["path:cache.py"],
+                   asks=sorted(asked_verbs("Please cache denials in `authz/cache.py` too.")))
+    assert not reverses(deny, key) and reverses(deny, redo)
+    # Longer Korean verbs meet as whole stems; a condition prohibits nothing.
+    assert "재생성" in prohibited("파티션을 재생성하지 마세요.")
+    assert "재생성" in asked_verbs("파티션을 재생성해야 합니다.")
+    assert prohibited("If we don't retry, `fetch()` drops requests; please add a retry.") == frozenset()
     assert "autoplay" in asked_verbs("The hero video needs to autoplay (muted, looping).")
     assert "만들" in asked_verbs("`pg_partman`으로 파티션을 미리 만들어 두어야 합니다.")
 
@@ -482,6 +492,12 @@ def test_a_time_and_a_size_are_two_settings_not_a_reversal() -> None:
             author="perf-bot")
     sim.end()
     assert sim.deadlocks() == []
+    f1, f2 = sim.state.findings
+    assert not reverses(f1, f2) and not reverses(f2, f1)
+    # A bare number may be either: 30s against 3600 on one setting still differs.
+    a = Finding(label="F1", author="a", summary="", anchors=["code:ttl"], values=["30s@ttl"])
+    b = Finding(label="F2", author="b", summary="", anchors=["code:ttl"], values=["3600@ttl"])
+    assert reverses(a, b)
 
 
 def test_short_acknowledgements() -> None:
@@ -489,3 +505,27 @@ def test_short_acknowledgements() -> None:
         assert reviewer_clause(text).act is Act.ACK, text
     for text in ("The query is slow now.", "The test passes locally but fails in CI."):
         assert reviewer_clause(text).act is not Act.ACK, text
+
+
+def test_words_that_only_look_like_fixes_acknowledgements_or_verdicts() -> None:
+    for text in ("Right now this path is unguarded.", "It now leaks the connection."):
+        assert owner_clause(text).act is not Act.FIX, text
+    assert owner_clause("Fixed: items now keep their order.").act is Act.FIX
+    assert owner_clause("Keeping `TTL` as is.").act is Act.DECLINE
+    for text in ("It works only for ASCII input.", "is fine now except for the jitter"):
+        assert reviewer_clause(text).act is not Act.ACK, text
+    assert reviewer_clause("3 is too low for `MAX_RETRIES`, raise it to 10.").ordinals == ()
+    assert not declares_conflict("sec-bot과 perf-bot 의견 둘 다 반영했고 회귀는 없습니다")
+    assert declares_conflict("동시에 반영하기 어렵습니다")
+
+
+def test_an_owner_list_is_not_read_by_number_against_two_reviewers_lists() -> None:
+    findings: list[Finding] = []
+    judge_round(findings, [("sec-bot", ["1. `login()` logs the password. Remove it.\n"
+                                        "2. `reset()` has no rate limit. Add one."]),
+                           ("perf-bot", ["1. `search()` runs N+1 queries. Batch them.\n"
+                                         "2. `feed()` has no cache. Add one."])], None, 1)
+    actions = read_owner(findings, ["1. Batched the queries in `search()` (`a1b2c3d`).\n"
+                                    "2. Cached `feed()` for 60 s (`b2c3d4e`)."])
+    assert actions["F3"] is OwnerAction.FIX and actions["F4"] is OwnerAction.FIX
+    assert actions["F1"] is OwnerAction.UNTOUCHED and actions["F2"] is OwnerAction.UNTOUCHED
