@@ -16,6 +16,7 @@ from bot.demands import (
     setting_values,
 )
 from bot.finding import (
+    REVERSIBLE,
     Finding,
     FindingStatus,
     RoundOutcome,
@@ -35,9 +36,7 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
     new = {label for label in out.raised}
     for finding in [f for f in findings if f.label in new]:
         for other in findings:
-            if other.label == finding.label or other.status not in (
-                FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED
-            ):
+            if other.label == finding.label or other.status not in REVERSIBLE:
                 continue
             if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
                 continue  # each pair of this turn's findings once

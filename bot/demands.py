@@ -45,13 +45,13 @@ _NOT_UP = re.compile(
 
 _ASKS = re.compile(
     # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
-    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|[가-힣]야\s*(?:합니다|한다|해요|하며|하고)|좋겠습니다"
+    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|" + w.MUST_KO + r"|좋겠습니다"
     r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
     re.I,
 )
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
-    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?"
+    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?"
     r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
     re.I,
 )
@@ -73,8 +73,8 @@ def requests(text: str) -> str:
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?(?!\w|\.\d)"
-    r"|`?(\d+(?:\.\d+)?)\s*(k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건)?`?\s*(?:으로|로)(?![가-힣])",
+    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\d)"
+    r"|`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
     re.I,
 )
 
@@ -167,7 +167,7 @@ _LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no",
 # A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
 # (not a path, a route or an expression).
 _SETTING = re.compile(r"`([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`")
-_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:k|kb|mb|gb|ms|s|m|h|d|min|%)?")
+_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
 
 
 # A bare name in backticks after "to" ("switch to `orjson`") is a name, not a value.
@@ -227,7 +227,7 @@ def prohibited(text: str) -> frozenset[str]:
 
 
 # Where a request says what to do: "…두어야 합니다", "…해 주세요", "please …".
-_ASK_KO = re.compile(r"야\s*(?:합니다|한다|해요|하며|하고)|주세요|주십시오|주시기|바랍니다|도록")
+_ASK_KO = re.compile(w.MUST_KO_END + r"|주세요|주십시오|주시기|바랍니다|도록")
 _ASK_EN = re.compile(
     r"\b(?:please|should|must|need\s+to|needs\s+to|has\s+to|have\s+to)\s+(?:also\s+)?(?:pre-?)?([a-z]{3,})",
     re.I,

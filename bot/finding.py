@@ -41,6 +41,10 @@ class FindingStatus(StrEnum):
     CONTESTED = "contested"  # a fixed finding another reviewer reversed
     RETIRED = "retired"  # an arbiter's ruling retired it for the rest of the task
 
+# A finding another can still reverse: open, fixed in this task, or contested.
+REVERSIBLE = frozenset({FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED})
+
+
 class OwnerAction(StrEnum):
     FIX = "fix_reported"
     DECLINE = "declined"

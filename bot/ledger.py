@@ -11,6 +11,7 @@ findings it is given. A finding and how a clause is matched to one are in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from bot.contradictions import probe, reversals, reverses
 from bot.demands import (
@@ -23,6 +24,7 @@ from bot.demands import (
 from bot.finding import (
     LOOSE,
     MATCH,
+    REVERSIBLE,
     STRONG,
     UNCERTAIN,
     Finding,
@@ -98,8 +100,7 @@ def _judge_author(
         point_text[point] = point_text.get(point, "") + " " + text
     by_number = _reply_numbers(parsed, numbers, mine)
     # Other reviewers' points this turn could reverse (several reviewers only).
-    rivals = [f for f in findings if f.author != author and f.status in (
-        FindingStatus.OPEN, FindingStatus.FIXED, FindingStatus.CONTESTED)]
+    rivals = [f for f in findings if f.author != author and f.status in REVERSIBLE]
     for point, _, clause in parsed:
         t = point_topic.get(point)
         point_topic[point] = clause.topic if t is None else Topic(
@@ -112,8 +113,7 @@ def _judge_author(
         if numbered and not starts_new_point(text):
             # "(2) unchanged: dedupe on `event.id`": an answer under the number
             # of the point it answers.
-            clause = Clause(text, clause.act, clause.topic, (by_number[point],), clause.remaining,
-                            clause.everything, clause.labels, clause.asserted)
+            clause = replace(clause, ordinals=(by_number[point],))
         if clause.act is Act.REFERENCE:
             referenced = _referenced(clause, open_before, acked | dropped, mine)
             repeated.update(f.label for f in referenced)
@@ -136,8 +136,7 @@ def _judge_author(
         targets, best = match_targets(clause, pool, order=mine)
         if clause.act is Act.FINDING and not targets:
             # The point's other sentences may carry its file and function.
-            whole = Clause(text, clause.act, point_topic[point], clause.ordinals,
-                           clause.remaining, clause.everything, clause.labels, clause.asserted)
+            whole = replace(clause, topic=point_topic[point])
             targets, best = match_targets(whole, pool, order=mine)
             clause = whole if targets else clause
         asking = probe(clause.topic, text) if clause.act is Act.FINDING and (

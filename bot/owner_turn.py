@@ -5,6 +5,8 @@ the reviewer turn that completes the round closes.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.finding import (
     MATCH,
     TOUCH,
@@ -70,8 +72,7 @@ def read_owner(
             actions[answered.label] = _stronger(actions[answered.label], clause.act)
             continue
         if reply_list and point in numbers and not (clause.ordinals or clause.labels):
-            clause = Clause(text, clause.act, clause.topic, (numbers[point],), clause.remaining,
-                            clause.everything, clause.labels)
+            clause = replace(clause, ordinals=(numbers[point],))
         if clause.act is Act.FACT:
             named, _ = match_targets(clause, open_findings)
             if named:

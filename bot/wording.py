@@ -151,6 +151,16 @@ for _concept, _words in _CONCEPTS.items():
             EN_CONCEPT[_w] = _concept
 
 # -- what a clause does --------------------------------------------------------
+# A commit hash: 7-40 hex digits with at least one digit and one letter.
+HASH = r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
+# "Fixed" as a verb, not "fixed window", "fixed-size", "fixed rate".
+FIXED_WORD = (r"fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length"
+              r"|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)")
+# Any Korean verb's "must": 바꿔야 합니다, 두어야 합니다, no-store여야 합니다.
+MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
+MUST_KO = r"[가-힣]" + MUST_KO_END
+# The units a value is written with (5MB, 300초, 30s, 90%).
+VALUE_UNITS = r"k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건"
 # After "now", verbs that report something worse (never a fix or an
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
@@ -166,7 +176,8 @@ NEG_ACK = re.compile(
     re.I,
 )
 ACK = re.compile(
-    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
+    r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|"
+    + FIXED_WORD + r"|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it"
     # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
@@ -222,7 +233,7 @@ REQUEST = re.compile(
     r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
     r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
     r"|ha(?:s|ve)\s+to|go(?:es)?\s+back)\b"
-    r"|[가-힣]야\s*합니다|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
+    r"|" + MUST_KO + r"|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
     r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
     r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
     re.I,
@@ -252,7 +263,7 @@ IMPERATIVE = re.compile(
     re.I,
 )
 FIX = re.compile(
-    r"\b(?:fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
+    r"\b(?:" + FIXED_WORD + r"|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
     r"|now\s+(?:get|send|store|check|reject|run|use|return|has|have|is|are"
     r"|(?!" + WORSE + r")[a-z]{4,}s\b)"
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
@@ -268,7 +279,7 @@ FIX = re.compile(
 FIX_NOUN = re.compile(r"(?:추가|변경|수정|제거|삭제|교체|적용|반영|보완|분리)(?:함|됨|완료)?\s*[.)]?\s*$")
 # A fix reported as done (past tense), which a promise in the same clause does not undo.
 FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
-COMMIT = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+COMMIT = re.compile(r"\b" + HASH + r"\b")
 DECLINE = re.compile(
     r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
@@ -391,10 +402,10 @@ NO_CONCERN = re.compile(
 # "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the
 # owner's commit named and found wanting is the fix rejected, not a new point.
 FIX_REJECTED = re.compile(
-    r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
+    HASH + r"`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
     r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로|동일|똑같|마찬가지|같습니다)"
-    r"|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])\b[0-9a-f]{7,40}\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
-    r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b`?,?\s+(?:it\s+)?"
+    r"|\b" + HASH + r"\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
+    r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?" + HASH + r"\b`?,?\s+(?:it\s+)?"
     r"(?:still|nothing)\b",
     re.I,
 )
