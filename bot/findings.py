@@ -184,7 +184,8 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
     inter = len(a & b)
-    return 0.5 * inter / len(a | b) + 0.5 * inter / min(len(a), len(b))
+    # (The union's size by arithmetic: this runs millions of times a bench.)
+    return 0.5 * inter / (len(a) + len(b) - inter) + 0.5 * inter / min(len(a), len(b))
 
 
 def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
@@ -293,9 +294,9 @@ def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]
 
 def _split(pattern: re.Pattern[str], text: str) -> list[str]:
     """`pattern.split`, but never inside a code span: "`None; Secure`" is one value."""
-    if "`" not in text:
-        return pattern.split(text)
-    spans = [m.span() for m in w.CODE.finditer(text)]
+    spans = [m.span() for m in w.CODE.finditer(text)] if "`" in text else []
+    if not any(pattern.search(text, a, b) for a, b in spans):
+        return pattern.split(text)  # (most text: no separator inside a span)
     out, start = [], 0
     for match in pattern.finditer(text):
         if any(a < match.start() < b for a, b in spans):
