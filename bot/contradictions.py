@@ -47,6 +47,10 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
                 # request beside the first (the ledger already made it a point
                 # of its own), not a reversal.
                 continue
+            if other.author == finding.author and out.events.get(other.label, "").startswith(
+                "repeated"
+            ):
+                continue  # it said the earlier point again in this turn: no reversal of it
             if other.author == finding.author:
                 # The opposite of its own request ("raise" after "lower"):
                 # the author reversed itself, so the earlier point is withdrawn.

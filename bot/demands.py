@@ -87,7 +87,9 @@ _LITERAL = re.compile(
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
-    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여)",
+    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여)"
+    # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
+    r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b",
     re.I,
 )
 # "Do not set X to …", "말고": what follows is the value not wanted.
@@ -131,22 +133,27 @@ def setting_values(text: str) -> frozenset[str]:
             add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
-            literal = (quoted or spanned or keyed or match.group(5) or "").strip().strip("\"'").lower()
+            literal = (quoted or spanned or keyed or match.group(5) or match.group(6) or "")
+            literal = literal.strip().strip("\"'").lower()
             key = None
-            if spanned and "=" in literal:
+            assigned = bool(spanned or match.group(5)) and "=" in literal
+            if assigned:  # `PRAGMA synchronous=FULL`: the value of `synchronous`
                 name, literal = (part.strip() for part in literal.rsplit("=", 1))
+                name = name.split()[-1] if name.split() else name
                 key = name if _CODE_NAME.fullmatch(name) else None
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
-            named = spanned or (match.group(5) or "").strip()
-            if named and not named.startswith(("'", '"')) and _CODE_NAME.fullmatch(literal) and (
-                literal not in ("none", "true", "false")
+            named = (spanned or match.group(5) or "").strip()
+            constant = named.isupper() and "_" not in named  # `NORMAL`, `STRICT`: a value
+            if named and not (assigned or constant or named.startswith(("'", '"'))) and (
+                _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false")
             ):
                 continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
+            at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
             if _NUMBER_VALUE.fullmatch(literal):
-                add(literal.replace(" ", ""), match.start(), key)  # the same value as "to 0"
+                add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
-                add("=" + " ".join(literal.split()), match.start(), key)
+                add("=" + " ".join(literal.split()), at, key)
     return frozenset(out)
 
 
@@ -166,7 +173,7 @@ _REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
 _LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
 # A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
 # (not a path, a route or an expression).
-_SETTING = re.compile(r"`([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`")
+_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`", re.I)
 _NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
 
 

@@ -171,6 +171,7 @@ NEG_ACK = re.compile(
     r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
     r"|\bnothing\s+(?:has\s+)?changed|\bunresolved|\bunaddressed|\bno\s+change"
     r"|\b(?:nothing|none)\b[^.;]{0,60}?\b(?:has|have|was|were)\s+(?:yet\s+)?been\s+(?:addressed|fixed|resolved|changed|handled)"
+    r"|\bneither\b[^.;]{0,40}?\b(?:is|are|was|were|has\s+been)\s+(?:addressed|fixed|resolved|handled)"
     r"|(?:반영|해결|수정|처리|변경|개선)(?:이|가|은|는)?\s*(?:되지|안\s*되|되어\s*있지|하지)\s*않"
     r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
     re.I,
@@ -185,12 +186,12 @@ ACK = re.compile(
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
     r"|\b(?:works|passes)\W*$|^\W*(?:good|great|nice|perfect)\W*$"
     r"|반영(?:된|되었|됐|되어(?!야))|해결(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
-    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|통과(?:하|했|합)",
+    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
 )
 WITHDRAW = re.compile(
     r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
-    r"|\bdrop\s+(?:this|that|it|my|the)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
+    r"|\bdrop\s+(?:this|that|it|my|the)\b(?!\s+(?:\w+\s+)?(?:to|down\s+to|from)\b)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
     r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",

@@ -529,3 +529,22 @@ def test_an_owner_list_is_not_read_by_number_against_two_reviewers_lists() -> No
                                     "2. Cached `feed()` for 60 s (`b2c3d4e`)."])
     assert actions["F3"] is OwnerAction.FIX and actions["F4"] is OwnerAction.FIX
     assert actions["F1"] is OwnerAction.UNTOUCHED and actions["F2"] is OwnerAction.UNTOUCHED
+
+
+def test_values_of_switches_pragmas_and_constants() -> None:
+    assert setting_values("Set `include_message_preview` to false.") == {"=false@include_message_preview"}
+    assert setting_values("Please set `include_message_preview` back to true.") == {
+        "=true@include_message_preview"}
+    assert setting_values("Require `email_verified` to be true before linking.") == frozenset()
+    assert setting_values("`PRAGMA synchronous=FULL`로 설정해 주세요.") == {"=full@synchronous"}
+    assert setting_values("`PRAGMA synchronous`는 WAL 모드에서 `NORMAL`로 설정해 주세요.") == {
+        "=normal@synchronous"}
+    assert setting_values("`json` 대신 `orjson`으로 바꿔 주세요.") == frozenset()  # a name
+
+
+def test_more_reviewer_wordings_read_right() -> None:
+    assert reviewer_clause("발급 시각이 미래로 찍힌 토큰이 그대로 통과합니다.").act is not Act.ACK
+    assert reviewer_clause("테스트가 통과합니다.").act is Act.ACK
+    assert reviewer_clause("Neither issue is resolved.").act is Act.REFERENCE
+    assert reviewer_clause("Drop it to DEBUG.").act is Act.FINDING
+    assert reviewer_clause("I drop my objection.").act is Act.WITHDRAW
