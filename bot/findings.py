@@ -267,8 +267,8 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 continue
             quoting = False
             text = w.STATUS_PREFIX.sub("", line.text).strip()
-            if not text or (w.HEADING.match(text) and len(text) < 60):
-                continue
+            if not text or (w.HEADING.match(text) and len(text) < 60 and not _says_again(text)):
+                continue  # ("CI still fails, same output:" above a log says it again)
             if line.text.startswith((" ", "\t")) and points and not w.BULLET.match(line.text):
                 points[-1] += " " + text  # a wrapped bullet
             else:
@@ -305,6 +305,11 @@ def _split(pattern: re.Pattern[str], text: str) -> list[str]:
         start = match.end()
     out.append(text[start:])
     return out
+
+
+def _says_again(text: str) -> bool:
+    """A line that repeats or rejects: never a mere heading."""
+    return bool(w.REFERENCE.search(text) or w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text))
 
 
 def _content(text: str) -> Topic:

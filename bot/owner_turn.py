@@ -76,6 +76,9 @@ def read_owner(
         if clause.act is Act.FACT:
             named, _ = match_targets(clause, open_findings)
             if named:
+                # "이 키는 프런트와 공유됩니다. 그대로 두겠습니다.": the bare refusal
+                # beside it answers the point this sentence is about.
+                point_targets.setdefault(point, named)
                 key = question_key("owner", "", text)
                 label = named[0].label
                 answer = (decisions or {}).get(key)

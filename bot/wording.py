@@ -293,7 +293,7 @@ DECLINE = re.compile(
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
-    r"|그대로\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
+    r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
     r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
@@ -388,7 +388,10 @@ ANNOUNCE = re.compile(
     r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
     r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
     r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"
-    r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$",
+    r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$"
+    # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
+    r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b[^.;]{0,80}\.?$"
+    r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤",
     re.I,
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.

@@ -548,3 +548,24 @@ def test_more_reviewer_wordings_read_right() -> None:
     assert reviewer_clause("Neither issue is resolved.").act is Act.REFERENCE
     assert reviewer_clause("Drop it to DEBUG.").act is Act.FINDING
     assert reviewer_clause("I drop my objection.").act is Act.WITHDRAW
+
+
+def test_a_short_line_ending_in_a_colon_can_still_say_it_again() -> None:
+    # "CI still fails, same output:" above the log is a repeat, not a heading.
+    got = [(n, text) for n, text in items(["CI still fails, same output:\n```\nFAILED test_x\n```"])]
+    assert got and reviewer_clause(got[0][1]).act is Act.REFERENCE
+    assert items(["Review of `ratelimit.ts`:"]) == []  # a plain heading stays one
+
+
+def test_what_the_reviewer_did_and_a_refusal_beside_its_reason() -> None:
+    assert reviewer_clause("Pulled `7be0d44` and re-ran the CI job.").act is Act.FACT
+    assert owner_clause("코드는 이대로 두겠습니다.").act is Act.DECLINE
+    findings: list[Finding] = []
+    judge_round(findings, [("r", ["[P1] `INCR` 뒤 별도로 `EXPIRE`를 겁니다. Lua로 원자 처리해야 합니다.\n"
+                                  "[P2] `X-RateLimit-Reset`을 밀리초로 보냅니다. 초로 바꿔야 합니다.\n"
+                                  "[P3] 설정 키 `rateLimitPerMinute`만 camelCase입니다. "
+                                  "`RATE_LIMIT_PER_MINUTE`로 바꿔 주세요."])], None, 1)
+    actions = read_owner(findings, ["[P1] 반영: `ratelimit.lua`로 원자 처리 (`d71c3a8`).\n"
+                                    "[P2] 다음 PR에서 SDK 수정과 같이 처리하겠습니다.\n"
+                                    "[P3] `rateLimitPerMinute` 키는 프런트 설정과 공유됩니다. 그대로 두겠습니다."])
+    assert actions == {"F1": OwnerAction.FIX, "F2": OwnerAction.UNTOUCHED, "F3": OwnerAction.DECLINE}
