@@ -99,6 +99,12 @@ async def test_a_crash_while_the_confirmation_is_posted_shows_it_once(
             return buttons_live(fake_discord)
 
         await wait_until(escalated, "the ESCALATE verdict with buttons")
+
+        async def flushed() -> bool:
+            return not rows(database, "SELECT id FROM outbox WHERE status = 'pending'")
+
+        # Nothing left to post, so the next process's first post is the confirmation.
+        await wait_until(flushed, "every post of the first process sent")
     finally:
         await run.kill()
 
