@@ -390,7 +390,8 @@ ANNOUNCE = re.compile(
     r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"
     r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$"
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
-    r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b[^.;]{0,80}\.?$"
+    r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
+    r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"
     r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤",
     re.I,
 )

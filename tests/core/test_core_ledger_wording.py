@@ -559,6 +559,7 @@ def test_a_short_line_ending_in_a_colon_can_still_say_it_again() -> None:
 
 def test_what_the_reviewer_did_and_a_refusal_beside_its_reason() -> None:
     assert reviewer_clause("Pulled `7be0d44` and re-ran the CI job.").act is Act.FACT
+    assert reviewer_clause("Tested on staging: the cache never expires.").act is Act.FINDING
     assert owner_clause("코드는 이대로 두겠습니다.").act is Act.DECLINE
     findings: list[Finding] = []
     judge_round(findings, [("r", ["[P1] `INCR` 뒤 별도로 `EXPIRE`를 겁니다. Lua로 원자 처리해야 합니다.\n"
