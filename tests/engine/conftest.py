@@ -10,6 +10,8 @@ from engine_world import World, make_world
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     w = await make_world(tmp_path / "t.db", quiet_close=False)
-    yield w
-    await w.engine.drain()
-    await w.storage.close()
+    try:
+        yield w
+    finally:
+        await w.engine.drain()
+        await w.storage.close()

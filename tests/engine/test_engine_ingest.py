@@ -10,14 +10,14 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_world import World, make_world
+from engine_world import World
 
 from bot.clock import ManualClock
 from bot.config import Settings
@@ -29,16 +29,6 @@ from storage.base import Storage, Transaction
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 GUARD = 30  # seconds; only so that a broken lock fails the test instead of hanging it
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    w = await make_world(tmp_path / "t.db", quiet_close=False)
-    try:
-        yield w
-    finally:
-        await w.engine.drain()
-        await w.storage.close()
 
 
 def count_units(storage: Storage) -> dict[str, int]:

@@ -5,13 +5,11 @@ stored JSON is that text, and then equal to what parsing it gives."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_world import OBJECTIONS, PUSHBACKS, World, make_world
+from engine_world import OBJECTIONS, PUSHBACKS, World
 
 from bot.clock import ManualClock
 from bot.config import Settings
@@ -23,16 +21,6 @@ from storage.backends import storage_for
 from storage.base import Storage
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    w = await make_world(tmp_path / "t.db", quiet_close=False)
-    try:
-        yield w
-    finally:
-        await w.engine.drain()
-        await w.storage.close()
 
 
 async def engine_on(storage: Storage, clock: ManualClock) -> Engine:

@@ -4,6 +4,8 @@ instances get wrong together: scraped over real HTTP from an in-process server."
 from __future__ import annotations
 
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,6 +21,20 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@asynccontextmanager
+async def serving(storage: SqliteStorage) -> AsyncIterator[int]:
+    """An ops server on `storage` (opened here), for one test; yields its port."""
+    await storage.open()
+    server = OpsServer(storage, lease_seconds=30.0)
+    port = free_port()
+    await server.start("127.0.0.1", port)
+    try:
+        yield port
+    finally:
+        await server.close()
+        await storage.close()
 
 
 async def test_health_turns_503_when_the_database_stops_answering(tmp_path: Path) -> None:
@@ -52,11 +68,7 @@ async def test_health_lists_discord_shard_settings_that_disagree_as_warnings(
     tmp_path: Path,
 ) -> None:
     storage = SqliteStorage(str(tmp_path / "w.db"))
-    await storage.open()
-    server = OpsServer(storage, lease_seconds=30.0)
-    port = free_port()
-    await server.start("127.0.0.1", port)
-    try:
+    async with serving(storage) as port:
         now = SystemClock().now()
         async with storage.transaction() as tx:
             for name, ids in (("a", [0]), ("b", [0])):
@@ -73,18 +85,11 @@ async def test_health_lists_discord_shard_settings_that_disagree_as_warnings(
             "shard 0 of 2 is in TRIBUNAL_DISCORD_SHARD_IDS of 2 instances (a (h pid 1), b (h pid 1))",
             "shard 1 of 2 run on no instance (each fixes its shards with "
             "TRIBUNAL_DISCORD_SHARD_IDS and none names it)"]
-    finally:
-        await server.close()
-        await storage.close()
 
 
 async def test_health_lists_the_instances_alive_on_the_database(tmp_path: Path) -> None:
     storage = SqliteStorage(str(tmp_path / "i.db"))
-    await storage.open()
-    server = OpsServer(storage, lease_seconds=30.0)
-    port = free_port()
-    await server.start("127.0.0.1", port)
-    try:
+    async with serving(storage) as port:
         now = SystemClock().now()
         async with storage.transaction() as tx:
             for name, seen in (("alive", now), ("dead", now - timedelta(seconds=31))):
@@ -96,6 +101,3 @@ async def test_health_lists_the_instances_alive_on_the_database(tmp_path: Path) 
                 report = await response.json()
         assert [(i["id"], i["host"], i["pid"]) for i in report["instances"]] == [("alive", "h", 7)]
         assert report["instances"][0]["last_seen"] == now.isoformat()
-    finally:
-        await server.close()
-        await storage.close()
