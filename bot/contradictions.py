@@ -27,6 +27,7 @@ from bot.findings import (
     owner_clause,
     score,
 )
+from bot.wording import LABEL
 
 
 def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
@@ -72,7 +73,8 @@ def probe(t: Topic, text: str) -> Finding:
                    prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)))
 
 def reverses(a: Finding, b: Finding) -> bool:
-    shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))}
+    shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
+              if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
     if not shared:
         return False
     if a.direction * b.direction == -1:
@@ -85,6 +87,15 @@ def reverses(a: Finding, b: Finding) -> bool:
     code = any(x.startswith("code:") for x in shared)
     return code and _other_value(a, b)
 
+def _part_only(anchor: str, anchors: list[str]) -> bool:
+    """`code:plans` beside `code:/pricing/plans`: a word of a longer name, not a
+    name of its own. Two findings that share only such words (`/pricing/plans`
+    and `pricing-plans`) name two things."""
+    word = anchor.split(":", 1)[1]
+    return any(word != other.split(":", 1)[1] and word in other.split(":", 1)[1]
+               for other in anchors if other.startswith("code:"))
+
+
 def _other_value(a: Finding, b: Finding) -> bool:
     """Both ask a value for one setting, and not the same one. Values given to
     named settings are compared setting by setting; a value given to a setting
@@ -94,13 +105,19 @@ def _other_value(a: Finding, b: Finding) -> bool:
         gone = {v[1:] for v in one.values if v.startswith("!")}
         if gone & {v for v in other.values if "@" in v and not v.endswith("@")}:
             return True
-    va = _by_setting([v for v in a.values if not v.startswith("!")])
-    vb = _by_setting([v for v in b.values if not v.startswith("!")])
+    # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`").
+    present = {v[2:] for v in a.values if v.startswith("+@")}
+    absent = {v[2:] for v in a.values if v.startswith("-@")}
+    if present & {v[2:] for v in b.values if v.startswith("-@")} or absent & {
+            v[2:] for v in b.values if v.startswith("+@")}:
+        return True
+    va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-"))])
+    vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-"))])
     if not va or not vb:
         return False
     common = (va.keys() & vb.keys()) - {""}
     if common:
-        return any(va[k].isdisjoint(vb[k]) for k in common)
+        return any(not _compatible(va[k], vb[k]) for k in common)
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
         if named and not any(f"code:{k}" in other.anchors for k in named):
@@ -111,7 +128,44 @@ def _other_value(a: Finding, b: Finding) -> bool:
     if "number" not in kinds_a | kinds_b and not kinds_a & kinds_b:
         # "300초" and "5MB": a time and a size are two settings (a bare 30 may be either).
         return False
-    return not mine_all & theirs_all
+    return not _compatible(mine_all, theirs_all)
+
+
+# Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
+_SCALE = {"ms": 0.001, "s": 1, "초": 1, "m": 60, "min": 60, "분": 60, "h": 3600, "시간": 3600,
+          "d": 86400, "일": 86400, "k": 1e3, "kb": 1e3, "mb": 1e6, "gb": 1e9}
+
+
+def _compatible(mine: set[str], theirs: set[str]) -> bool:
+    """Some value of one meets some value of the other: the same value, or a
+    value inside the other's bound ("240초" meets "600초 이하")."""
+    return any(_meets(x, y) for x in mine for y in theirs)
+
+
+def _meets(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    bx, nx, ux = _parse(x)
+    by, ny, uy = _parse(y)
+    if nx is None or ny is None or (bx and by) or not (bx or by):
+        return False  # (two values, or two bounds: equal or not, as written)
+    if _kind(ux) != _kind(uy) or (ux not in _SCALE) != (uy not in _SCALE):
+        return False
+    nx, ny = nx * _SCALE.get(ux, 1), ny * _SCALE.get(uy, 1)
+    bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
+    return value <= limit if bound == "<=" else value >= limit
+
+
+def _parse(value: str) -> tuple[str, float | None, str]:
+    """(bound, number, unit) of a stored value: "<=600초" is ("<=", 600.0, "초")."""
+    bound = value[:2] if value.startswith(("<=", ">=")) else ""
+    match = re.fullmatch(r"([\d.]+)\s*(\S*)", value[len(bound):])
+    if match is None:
+        return bound, None, ""
+    try:
+        return bound, float(match.group(1)), match.group(2).lower()
+    except ValueError:
+        return bound, None, ""
 
 
 _UNIT_KINDS = {
@@ -126,7 +180,7 @@ def _kind(value: str) -> str:
     """What a value measures: a literal, a plain number, a time, a size…"""
     if value.startswith("="):
         return "literal"
-    unit = re.sub(r"^[\d.]+", "", value).strip().lower()
+    unit = re.sub(r"^(?:[<>]=)?[\d.]+", "", value).strip().lower()
     return next((kind for kind, units in _UNIT_KINDS.items() if unit in units), unit or "number")
 
 
@@ -153,7 +207,8 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
         # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
         # the names may come in the sentences around the claim.
         text = whole
-        named = [f for f in live if re.search(rf"\b{f.label}\b", text)]
+        labels = set(LABEL.findall(text))
+        named = [f for f in live if f.label in labels]
         if len({f.author for f in named}) < 2:
             lowered = text.lower()
             authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]

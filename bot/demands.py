@@ -15,13 +15,13 @@ from bot.findings import items, word_stem
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
-    r"|cut|shrink|tighten)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼",
+    r"|cut|shrink|tighten|narrow|restrict)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히",
     re.I,
 )
 _UP = re.compile(
     r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn\s+on|restore|put\s+(?:it\s+)?back"
-    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax)\b"
-    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지",
+    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax|widen|broaden)\b"
+    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지|넓혀|넓히",
     re.I,
 )
 _CONFLICT = re.compile(
@@ -87,7 +87,7 @@ _LITERAL = re.compile(
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
-    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여)"
+    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b",
     re.I,
@@ -109,6 +109,7 @@ def setting_values(text: str) -> frozenset[str]:
     one it asks to remove is `!value@setting`."""
     out: set[str] = set()
     for clause in asked(text):
+        out.update(_presence(clause))
         refused = _NOT_THIS.search(clause)
         if refused:
             clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
@@ -127,7 +128,7 @@ def setting_values(text: str) -> frozenset[str]:
         for match in _VALUE.finditer(clause):
             number, unit = match.group(1), (match.group(2) or "").lower()
             if len(number) >= 2 or unit:
-                add(number + unit, match.start(1))
+                add(_bound(clause, match.start(1), match.end()) + number + unit, match.start(1))
         for match in _SET_VALUE.finditer(clause):
             number = match.group(1) or match.group(3)
             add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
@@ -144,7 +145,9 @@ def setting_values(text: str) -> frozenset[str]:
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
             named = (spanned or match.group(5) or "").strip()
-            constant = named.isupper() and "_" not in named  # `NORMAL`, `STRICT`: a value
+            # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
+            constant = (named.isupper() and "_" not in named) or (
+                named.istitle() and named.isalpha())
             if named and not (assigned or constant or named.startswith(("'", '"'))) and (
                 _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false")
             ):
@@ -157,11 +160,62 @@ def setting_values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
+_UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|or\s+less|max(?:imum)?\b)", re.I)
+_LOWER_AFTER = re.compile(r"`?\s*(?:이상|or\s+more|min(?:imum)?\b)", re.I)
+_UPPER_BEFORE = re.compile(r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|최대)\s*`?$", re.I)
+_LOWER_BEFORE = re.compile(r"(?:at\s+least|above|no\s+less\s+than|최소)\s*`?$", re.I)
+
+
+def _bound(clause: str, start: int, end: int) -> str:
+    """"<=" for an upper bound, ">=" for a lower one, "" for a value. (The word
+    after the number decides first: "최소한 600초 이하로" is at most 600.)"""
+    if _UPPER_AFTER.match(clause, end):
+        return "<="
+    if _LOWER_AFTER.match(clause, end):
+        return ">="
+    before = clause[max(0, start - 20):start]
+    return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
+
+
+# "Add `--frozen-lockfile`", "`X`로 바꾸고", "switch to `X`" ask that a name be
+# there; "remove `X`", "`X`를 쓰지 말고", "instead of `X`" that it be gone. Kept
+# as `+@x` and `-@x`: another reviewer asking the opposite about the same name
+# reverses the request.
+_PRESENT = re.compile(
+    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:을|를|로|으로)?\s*(?:다시\s*)?"
+    r"(?:추가|포함|활성화|사용|유지|바꾸|바꿔|변경|전환|복구|되돌)(?![가-힣]*지\s*(?:말|마|않))",
+    re.I,
+)
+_ABSENT = re.compile(
+    r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
+    r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:을|를|는|은)?\s*"
+    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜)지\s*(?:말|마|않))",
+    re.I,
+)
+_NAME = re.compile(r"[\w.:/-]+")
+
+
+def _presence(clause: str) -> set[str]:
+    out: set[str] = set()
+    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT)):
+        for match in pattern.finditer(clause):
+            name = (match.group(1) or match.group(2)).strip().lower().rstrip("()").strip()
+            if _NAME.fullmatch(name) and not w.COMMIT.fullmatch(name):
+                out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it
+    return out
+
+
 def values(text: str) -> frozenset[str]:
     """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
     "= `"None"`", "stay `*`" (`setting_values` without the settings and
     without what it asks to remove)."""
-    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text) if not v.startswith("!"))
+    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text)
+                     if not v.startswith(("!", "+", "-")))
 
 
 # "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or

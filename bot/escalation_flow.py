@@ -6,7 +6,6 @@ unit of work, so a digit and a click for the same room never interleave.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +18,7 @@ from bot.escalation import Rejection, confirmation_text, decided_note
 from bot.ledger import apply_ruling
 from bot.models import AnswerKind, MessageKind, Option, OutgoingMessage, RoomKey
 from bot.state import RoomState
+from bot.wording import LABEL
 from prompts.strings import t
 from storage.base import EscalationRow, Storage, Transaction
 
@@ -108,14 +108,13 @@ async def enqueue_private(
     await unit.enqueue(room.id, "private", payload, now)
 
 
-_LABEL = re.compile(r"(?<![\w#])F\d{1,3}\b")
 
 
 def chosen_ruling(state: RoomState, option: Option) -> tuple[str, str] | None:
     """The ruling an option of a contradiction's escalation stands for: its label
     names the finding kept first and the one that no longer applies second
     (`opt_keep` in the catalogs), both open or contested in the ledger."""
-    labels = list(dict.fromkeys(_LABEL.findall(option.label)))
+    labels = list(dict.fromkeys(LABEL.findall(option.label)))
     if len(labels) != 2:
         return None
     live = {f.label for f in state.findings if f.is_open}

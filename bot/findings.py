@@ -200,7 +200,7 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
         renumbered = w.WAS_NUMBER.search(text)
         if renumbered:
             ordinals = (int(renumbered.group(1)),)  # "1. (was #2)": the point raised second
-    labels = tuple(m.upper() for m in re.findall(r"(?<![\w#])F\d{1,3}\b", text))
+    labels = tuple(m.upper() for m in w.LABEL.findall(text))
     return ordinals, bool(w.REMAINING.search(text)), _all_points(text), labels
 
 

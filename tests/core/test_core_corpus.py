@@ -24,7 +24,11 @@ CORPUS = DETECTION / "corpus"
 # Every set the rules were tuned on, once seen (the newest held-out set is
 # not here: `python -m bench` reports it, and it is measured, not tuned on).
 TUNED = ["corpus", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "set6", "heldout7",
-         "heldout8", "heldout9", "heldout10", "heldout12", "heldout13"]
+         "heldout8", "heldout9", "heldout10", "heldout12", "heldout13", "heldout15", "heldout16",
+         "heldout17"]
+# Rooms a set holds at least (stuck, productive): 40-room sets hold 23 and 17;
+# held-out 17 is 30 rooms of several reviewers (18 stuck, 12 look-alikes).
+SIZE = {"heldout17": (18, 12)}
 
 
 async def first_deadlock(lines: list[str], db: Path) -> dict[str, object] | None:
@@ -64,7 +68,8 @@ async def test_labelled_sets_meet_the_aims(tmp_path: Path, folder: str) -> None:
         else:
             productive += 1
             false_alarms += got is not None
-    assert stuck >= 20 and productive >= 15
+    least_stuck, least_productive = SIZE.get(folder, (20, 15))
+    assert stuck >= least_stuck and productive >= least_productive
     assert false_alarms == 0  # the aim: no false alarm on productive rooms
     assert hit / stuck >= 0.95, (hit, stuck)
     assert exact / stuck >= 0.95, (exact, stuck)

@@ -8,7 +8,15 @@ from test_core_detection import Sim
 from bot.contradictions import reverses
 from bot.demands import asked, asked_verbs, declares_conflict, prohibited, setting_values, values
 from bot.finding import Finding, FindingStatus, OwnerAction
-from bot.findings import Act, items, owner_clause, reviewer_clause, starts_new_point, topic
+from bot.findings import (
+    Act,
+    items,
+    owner_clause,
+    reviewer_clause,
+    selectors,
+    starts_new_point,
+    topic,
+)
 from bot.ledger import judge_round
 from bot.models import Role, Trigger
 from bot.owner_turn import read_owner
@@ -539,7 +547,10 @@ def test_values_of_switches_pragmas_and_constants() -> None:
     assert setting_values("`PRAGMA synchronous=FULL`로 설정해 주세요.") == {"=full@synchronous"}
     assert setting_values("`PRAGMA synchronous`는 WAL 모드에서 `NORMAL`로 설정해 주세요.") == {
         "=normal@synchronous"}
-    assert setting_values("`json` 대신 `orjson`으로 바꿔 주세요.") == frozenset()  # a name
+    # A name, not a value of a setting: what it asks is that `orjson` be there
+    # and `json` be gone.
+    assert values("`json` 대신 `orjson`으로 바꿔 주세요.") == frozenset()
+    assert setting_values("`json` 대신 `orjson`으로 바꿔 주세요.") == {"-@json", "+@orjson"}
 
 
 def test_more_reviewer_wordings_read_right() -> None:
@@ -570,3 +581,36 @@ def test_what_the_reviewer_did_and_a_refusal_beside_its_reason() -> None:
                                     "[P2] 다음 PR에서 SDK 수정과 같이 처리하겠습니다.\n"
                                     "[P3] `rateLimitPerMinute` 키는 프런트 설정과 공유됩니다. 그대로 두겠습니다."])
     assert actions == {"F1": OwnerAction.FIX, "F2": OwnerAction.UNTOUCHED, "F3": OwnerAction.DECLINE}
+
+
+def test_bounds_and_names_asked_to_be_there_or_gone() -> None:
+    """A value inside another reviewer's bound meets it; asking for a name that
+    another reviewer asks to be rid of reverses it."""
+    def point(author: str, text: str) -> Finding:
+        return Finding(label="F1", author=author, summary=text,
+                       anchors=sorted(topic(text).anchors), values=sorted(setting_values(text)))
+
+    bound = point("search-bot", "`AUTOCOMPLETE_CACHE_TTL`은 600초 이하로 낮춰 주십시오.")
+    assert "<=600초@autocomplete_cache_ttl" in bound.values
+    inside = point("perf-bot", "`AUTOCOMPLETE_CACHE_TTL`을 240초로 해 주십시오.")
+    outside = point("perf-bot", "`AUTOCOMPLETE_CACHE_TTL`을 900초로 해 주십시오.")
+    assert not reverses(inside, bound)
+    assert reverses(outside, bound)
+    at_least = point("sec-bot", "Keep `LOG_RETENTION` at least 30d.")
+    assert reverses(point("cost-bot", "Set `LOG_RETENTION` to 7d."), at_least)
+    assert not reverses(point("cost-bot", "Set `LOG_RETENTION` to 90d."), at_least)
+
+    add = point("sec-bot", "Add `--frozen-lockfile` so CI fails when the lockfile is out of date.")
+    remove = point("dx-bot", "Please remove `--frozen-lockfile` from the install steps.")
+    assert reverses(remove, add) and reverses(add, remove)
+    avoid = point("dba-bot", "`AddIndexConcurrently`를 쓰지 말고 일반 `AddIndex`로 유지해 주십시오.")
+    switch = point("perf-bot", "`AddIndexConcurrently`로 바꾸고 `atomic = False`를 지정해 주십시오.")
+    assert reverses(avoid, switch)
+    # Keeping a name and giving the same name a value are not opposites.
+    assert not reverses(point("a", "Keep `retry_after`."), point("b", "Set `retry_after` to 30."))
+    # "Don't add X" asks X gone, not there.
+    assert setting_values("`X_CACHE`를 추가하지 말아 주세요.") == {"-@x_cache"}
+
+
+def test_labels_next_to_hangul_are_read() -> None:
+    assert selectors("F1과 F2는 함께 만족할 수 없습니다.")[3] == ("F1", "F2")
