@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from bot.alternation import words
+
 # -- anchors -----------------------------------------------------------------
 PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
 CODE = re.compile(r"`([^`\n]{1,80})`")
@@ -167,7 +169,7 @@ VALUE_UNITS = r"k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건"
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
          r"|returns\s+(?:500|an?\s+error|nothing|null|none))\b")
-NEG_ACK = re.compile(
+NEG_ACK = words(
     r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
     r"|\b(?:isn't|wasn't|hasn't been|haven't been)\s+(?:fixed|addressed|resolved|changed|handled)"
@@ -178,7 +180,7 @@ NEG_ACK = re.compile(
     r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
     re.I,
 )
-ACK = re.compile(
+ACK = words(
     r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|"
     + FIXED_WORD + r"|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
@@ -191,7 +193,7 @@ ACK = re.compile(
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
 )
-WITHDRAW = re.compile(
+WITHDRAW = words(
     r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
     r"|\bdrop\s+(?:this|that|it|my|the)\b(?!\s+(?:\w+\s+)?(?:to|down\s+to|from)\b)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
@@ -199,7 +201,7 @@ WITHDRAW = re.compile(
     r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",
     re.I,
 )
-REFERENCE = re.compile(
+REFERENCE = words(
     r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)"
     r"|\b(?:as\s+)?(?:raised|flagged|noted|pointed\s+out|discussed|requested|asked)\s+(?:before|earlier|previously|last\s+time)"
     r"|\b(?:please\s+)?(?:take\s+another\s+look|check\s+(?:it\s+)?again|look\s+again)"
@@ -222,7 +224,7 @@ REFERENCE = re.compile(
     re.I,
 )
 # "That is not what I asked": a rebuttal of the owner's answer, not a new point.
-REBUTTAL = re.compile(
+REBUTTAL = words(
     r"\bnot\s+what\s+i\s+(?:asked|meant|requested)|\bdoes(?:n't|\s+not)\s+(?:address|fix|solve|change)\s+(?:it|this|that|the)"
     r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
     r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
@@ -231,7 +233,7 @@ REBUTTAL = re.compile(
     r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않",
     re.I,
 )
-REQUEST = re.compile(
+REQUEST = words(
     r"\b(?:must|should|shouldn't|need(?:s|ed)?|missing|lacks?|wrong|incorrect|broken|fails?|failing|failed"
     r"|bug|leaks?|leaking|doesn't|does\s+not|don't|isn't|is\s+not|aren't|never|please|remove|add|rename"
     r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
@@ -244,7 +246,7 @@ REQUEST = re.compile(
     r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
     re.I,
 )
-POSITIVE = re.compile(
+POSITIVE = words(
     r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
@@ -252,15 +254,15 @@ POSITIVE = re.compile(
     re.I,
 )
 # Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
-WEAK = re.compile(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
+WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
-NOW_WORKS = re.compile(
+NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
     r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
     r"|\bnow\s+(?!" + WORSE + r")[a-z]{4,}s\b",
     re.I,
 )
-IMPERATIVE = re.compile(
+IMPERATIVE = words(
     r"^\s*(?:please\s+)?(?:accept|treat|handle|make|use|add|move|wrap|return|check|validate|guard|catch"
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
@@ -268,7 +270,7 @@ IMPERATIVE = re.compile(
     r"|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
     re.I,
 )
-FIX = re.compile(
+FIX = words(
     r"\b(?:" + FIXED_WORD + r"|changed|updated|added|removed|renamed|moved|implemented|replaced|switched|applied"
     r"|now\s+(?:get|send|store|check|reject|run|use|return|has|have|is|are"
     r"|(?!" + WORSE + r")[a-z]{4,}s\b)"
@@ -284,9 +286,9 @@ FIX = re.compile(
 # Korean notes end a change with its noun: "`test_reuse` 추가", "평문 컬럼 제거함".
 FIX_NOUN = re.compile(r"(?:추가|변경|수정|제거|삭제|교체|적용|반영|보완|분리)(?:함|됨|완료)?\s*[.)]?\s*$")
 # A fix reported as done (past tense), which a promise in the same clause does not undo.
-FIX_PAST = re.compile(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
+FIX_PAST = words(r"했습니다|였습니다|었습니다|았습니다|\b(?:fixed|changed|added|removed|updated)\b", re.I)
 COMMIT = re.compile(r"\b" + HASH + r"\b")
-DECLINE = re.compile(
+DECLINE = words(
     r"\bnot\s+(?:adding|doing|implementing|including)\s+(?:it|this|that|them|one|a|an|the)\b|"
     r"\bnot\s+(?:going\s+to\s+)?chang\w*|\bwon't\s+(?:change|fix)|\bwill\s+not\s+(?:change|fix)"
     r"|\bkeep(?:ing)?\s+(?:it|this|that|the|as)\b|\bkeep(?:ing)?\s+`[^`\n]+`\s+(?:as\s+(?:it\s+)?is|as\s+an?|at\s|unchanged)|\bleav(?:e|ing)\s+(?:it|this|that|as)|\bleft\s+(?:it|them|both|this|that|everything)?\s*as\s+(?:it|they)\s+(?:is|are|was|were)|\bleav(?:e|ing)\s+\S+(?:\s+\S+)?\s+(?:alone|as\s+(?:it\s+)?is|unchanged)\b|\brather\s+not"
@@ -304,17 +306,17 @@ DECLINE = re.compile(
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )
-PROMISE = re.compile(
+PROMISE = words(
     r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
     r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
-ALSO = re.compile(r"^\s*(?:also|additionally|another|separately|plus)\b|^\s*new\s*:|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
+ALSO = words(r"^\s*(?:also|additionally|another|separately|plus)\b|^\s*new\s*:|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
     r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
-GENERAL = re.compile(
+GENERAL = words(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
     r"|\b(?:points|comments)\b"
     r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
@@ -328,7 +330,7 @@ STATUS_PREFIX = re.compile(
     re.I,
 )
 SENTENCE = re.compile(r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
-CLAUSE = re.compile(
+CLAUSE = words(
     r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
     # The connective stays with its half: "다시 확인했는데" (I checked, and …)
     # is not "확인했습니다" (confirmed).
@@ -343,12 +345,12 @@ ORDINALS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
     (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
 ]
-REMAINING = re.compile(
+REMAINING = words(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
     r"|나머지|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
     re.I,
 )
-ALL = re.compile(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)
+ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)
 
 # -- selectors, and what a clause says about its point ----------------------
 # String literals and number-led values inside a code span.
@@ -356,7 +358,7 @@ CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
 HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
 # "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
 NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
-ON_NUMBER = re.compile(
+ON_NUMBER = words(
     r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)"
     # "1 is good.", "2 is still open" (a verdict on a point, not "3 is too low")
     r"|^\s*([1-9])\s+(?:is|are|looks?|remains?)\s+(?:good|fine|ok|done|fixed|resolved|right|still|open|unresolved)\b",
@@ -375,7 +377,7 @@ ALL_OF = frozenset(
 )
 NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s|^\s*\|\s*(\d{1,2})\s*\|")
 # Hedges and filler around a restated point: "제 걱정이 지나칠 수도 있겠지만", "I may be overthinking this".
-HEDGE = re.compile(
+HEDGE = words(
     r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
     r"|\boverthinking\b|\bcorrect\s+me\s+if"
     # Courtesy around a request to look again: "번거로우시겠지만", "바쁘시겠지만".
@@ -388,7 +390,7 @@ HEDGE = re.compile(
     r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)",
     re.I,
 )
-ANNOUNCE = re.compile(
+ANNOUNCE = words(
     r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
     r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
     r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
@@ -401,7 +403,7 @@ ANNOUNCE = re.compile(
     re.I,
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.
-NO_CONCERN = re.compile(
+NO_CONCERN = words(
     r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?\s*더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
@@ -411,7 +413,7 @@ NO_CONCERN = re.compile(
 )
 # "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the
 # owner's commit named and found wanting is the fix rejected, not a new point.
-FIX_REJECTED = re.compile(
+FIX_REJECTED = words(
     HASH + r"`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
     r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로|동일|똑같|마찬가지|같습니다)"
     r"|\b" + HASH + r"\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
@@ -421,13 +423,13 @@ FIX_REJECTED = re.compile(
 )
 # "DoS 문제는 없습니다", "that is not a problem": the reviewer answering the
 # owner's argument, not asking for anything.
-NO_PROBLEM = re.compile(
+NO_PROBLEM = words(
     r"(?:문제|이슈|위험)(?:는|가|도)?\s*(?:없습니다|없어|없고|없는)"
     r"|\b(?:is|are|isn't|is\s+not|aren't|are\s+not)\s+(?:not\s+)?(?:a\s+|an\s+)?(?:problem|issue|risk|concern)\b"
     r"|\bno\s+(?:such\s+)?(?:problem|issue|risk)\b",
     re.I,
 )
 # "브랜치는 아직 `71c0b9e`입니다", "still at `abc1234`": no new commit.
-STILL_AT = re.compile(r"아직|여전히|그대로|\bstill\b|\bunchanged\b|\bno\s+new\s+commit|\bsame\s+commit", re.I)
+STILL_AT = words(r"아직|여전히|그대로|\bstill\b|\bunchanged\b|\bno\s+new\s+commit|\bsame\s+commit", re.I)
 # "Added a `TODO(auth)` comment": a note to do it later is no fix.
-TODO = re.compile(r"\b(?:todo|fixme)\b", re.I)
+TODO = words(r"\b(?:todo|fixme)\b", re.I)
