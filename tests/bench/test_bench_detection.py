@@ -73,4 +73,17 @@ async def test_the_held_out_rows_come_from_the_held_out_set(
     rows = {r.name: r for r in await bench_detection.run_heldout(Options(corpus=Path("unused")))}
     assert rows["detection_false_alarms_heldout"].value == 0
     assert rows["detection_recall_heldout"].value is None  # no stuck room in this set
+    # Several held-out folders are read together, into one set of figures.
+    second = tmp_path / "second"
+    second.mkdir()
+    _case(second, "blocked", [
+        ("alice", "Please fix the login bug."),
+        ("owner-bot", "BLOCKED: I need access to the staging database."),
+    ], {"category": "stuck_blocked", "deadlock": True, "trigger": "blocked",
+        "after_message": "m2"})
+    monkeypatch.setattr(bench_detection, "HELDOUT", (tmp_path, second))
+    rows = {r.name: r for r in await bench_detection.run_heldout(Options(corpus=Path("unused")))}
+    assert rows["detection_recall_heldout"].value == 1.0
+    assert rows["detection_false_alarms_heldout"].value == 0
+    assert "2 cases in " in (rows["detection_recall_heldout"].note or "")
     assert not any(name in rows for name in ("detection_recall", "detection_false_alarms"))
