@@ -77,7 +77,11 @@ def reverses(a: Finding, b: Finding) -> bool:
               if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
     if not shared:
         return False
-    if a.direction * b.direction == -1:
+    if not any(x.startswith("code:") for x in shared) and any(
+            x.startswith("code:") for x in a.anchors) and any(
+            x.startswith("code:") for x in b.anchors):
+        return False  # one file, two settings or functions: two anchors, not one
+    if a.direction * b.direction == -1 or b.author in a.opposes or a.author in b.opposes:
         return True
     for one, other in ((a, b), (b, a)):
         # "미리 만들지 말고" against a request that holds "만들어 두어야".

@@ -87,7 +87,7 @@ _LITERAL = re.compile(
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
-    r"|`([^`\n]{1,40})`\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌)"
+    r"|`([^`\n]{1,40})`\)?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b",
     re.I,
@@ -110,6 +110,9 @@ def setting_values(text: str) -> frozenset[str]:
     out: set[str] = set()
     for clause in asked(text):
         out.update(_presence(clause))
+        # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
+        # setting may be named in the point before the clause that asks.
+        before = text[:max(text.find(clause), 0)]
         refused = _NOT_THIS.search(clause)
         if refused:
             clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
@@ -117,11 +120,9 @@ def setting_values(text: str) -> frozenset[str]:
         spans = [(start, end.start() if end else len(clause)) for start, end in removed]
 
         def add(value: str, at: int, key: str | None = None, clause: str = clause,
-                spans: list[tuple[int, int]] = spans) -> None:
+                spans: list[tuple[int, int]] = spans, before: str = before) -> None:
             if key is None:
-                names = [n for n in _SETTING.findall(clause[:at])
-                         if not w.PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
-                key = names[-1].lower() if names else ""
+                key = _setting_before(before, clause[:at])
             gone = "!" if any(start <= at < end for start, end in spans) else ""
             out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
 
@@ -210,6 +211,31 @@ def _presence(clause: str) -> set[str]:
     return out
 
 
+def _setting_before(point: str, head: str) -> str:
+    """The setting a value at the end of `head` (its clause so far) is given
+    to: inside its code span (`max_delay=300`); else the clause's last name in
+    backticks, a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`,
+    `Cache-Control`) before any other (`prod`, a profile); else a setting named
+    earlier in the point ("`SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to
+    `"Strict"`"); "" when none is named."""
+    inside = _OPEN_ASSIGNMENT.search(head)
+    if inside:
+        return str(inside.group(1)).lower()
+    names = [n for n in _SETTING.findall(head)
+             if not w.PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
+    settings = [n for n in names if _SETTING_NAME.fullmatch(n)]
+    if not names:
+        settings = [n for n in _SETTING.findall(point) if _SETTING_NAME.fullmatch(n)]
+    found: list[str] = settings or names
+    return found[-1].lower() if found else ""
+
+
+_OPEN_ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*=?\s*$")
+# What a setting's name looks like: SESSION_TTL, max_age, Cache-Control.
+_SETTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+                           r"|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")
+
+
 def values(text: str) -> frozenset[str]:
     """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
     "= `"None"`", "stay `*`" (`setting_values` without the settings and
@@ -252,6 +278,8 @@ def direction(text: str) -> int:
 # not to do something. (Only prohibitions: "설정하지 않으면" is a condition.)
 _PROHIBITED_KO = re.compile(
     r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
+    # "인덱스를 추가하는 것은 하지 말아 주십시오": the verb before "하는 것".
+    r"|([가-힣]{1,5})하는\s*(?:것|걸)(?:은|을|도|는)?\s*(?:하지\s*(?:말|마)|피해|삼가)"
 )
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
@@ -274,7 +302,7 @@ def prohibited(text: str) -> frozenset[str]:
     out: set[str] = set()
     for clause in asked(text):
         for match in _PROHIBITED_KO.finditer(clause):
-            word = match.group(1)
+            word = match.group(1) or match.group(2)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)
@@ -294,6 +322,24 @@ _ASK_EN = re.compile(
     re.I,
 )
 _HANGUL_WORD = re.compile(r"[가-힣]+")
+
+
+_OPPOSE = re.compile(
+    r"반대합니다|반대입니다|반대하|동의하지\s*않|동의하기\s*(?:어렵|힘듭)"
+    r"|\b(?:disagree|oppose|object\s+to|push\s+back\s+on)\b",
+    re.I,
+)
+
+
+def opposed(text: str, authors: set[str]) -> frozenset[str]:
+    """The authors a point says it is against: "다만 perf-bot의 `gzip` 요청에는
+    반대합니다", "I disagree with sec-bot here" (not "they do not conflict")."""
+    out: set[str] = set()
+    for _, clause in items([text]):
+        if _OPPOSE.search(clause) and not w.NO_CONFLICT.search(clause):
+            lowered = clause.lower()
+            out.update(a for a in authors if a.lower() in lowered)
+    return frozenset(out)
 
 
 @lru_cache(maxsize=8192)
@@ -334,4 +380,5 @@ def mentions_conflict(text: str) -> bool:
 
 def declares_conflict(text: str) -> bool:
     """An owner saying two demands cannot both be met (and not taking it back)."""
-    return bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)
+    return (bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)
+            and not w.NO_CONFLICT.search(text))

@@ -71,6 +71,9 @@ class Finding(BaseModel):
     # that very thing on the same anchor reverses it.
     prohibits: list[str] = Field(default_factory=list)
     asks: list[str] = Field(default_factory=list)  # what it asks to do, in the same words
+    # The reviewers whose requests it says it is against ("perf-bot의 `gzip`
+    # 요청에는 반대합니다"): on a shared anchor, it reverses theirs.
+    opposes: list[str] = Field(default_factory=list)
     _topic: Topic | None = PrivateAttr(default=None)
 
     @property

@@ -17,6 +17,7 @@ from bot.contradictions import probe, reversals, reverses
 from bot.demands import (
     asked_verbs,
     direction,
+    opposed,
     prohibited,
     requests,
     setting_values,
@@ -81,6 +82,7 @@ def _judge_author(
     decisions: dict[str, str],
 ) -> None:
     mine = [f for f in findings if f.author == author]
+    others = {f.author for f in findings if f.author != author}
     open_before = [f for f in mine if f.is_open]
     repeated: set[str] = set()
     acked: set[str] = set()
@@ -260,6 +262,7 @@ def _judge_author(
             prohibits=sorted(prohibited(point_text[point])),
             asks=sorted(asked_verbs(point_text[point])),
             values=sorted(setting_values(point_text[point])),
+            opposes=sorted(opposed(point_text[point], others)),
         )
         new.append(finding)
         point_finding[point] = finding

@@ -614,3 +614,47 @@ def test_bounds_and_names_asked_to_be_there_or_gone() -> None:
 
 def test_labels_next_to_hangul_are_read() -> None:
     assert selectors("F1과 F2는 함께 만족할 수 없습니다.")[3] == ("F1", "F2")
+
+
+def test_no_conflict_is_not_a_declared_conflict() -> None:
+    assert declares_conflict("F1과 F2는 함께 만족할 수 없습니다.")
+    for text in ("두 요청은 대상이 달라 충돌하지 않습니다.", "These two requests do not conflict.",
+                 "They are not in conflict; both can be met.", "둘 다 반영할 수 있습니다."):
+        assert not declares_conflict(text), text
+    # From a reviewer, saying there is no conflict is no point either.
+    assert reviewer_clause("참고로 obs-bot의 요청과는 대상이 달라 충돌하지 않습니다.").act is Act.FACT
+
+
+def test_settings_of_values_in_spans_in_the_point_and_in_korean_switches() -> None:
+    assert setting_values("`max_delay=300`초 상한을 두어 주십시오.") == {"300@max_delay"}
+    assert "=strict@session_cookie_samesite" in setting_values(
+        'New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"` in all profiles.')
+    # A profile named in the clause is not the setting; a host is not one either.
+    assert "=none@session_cookie_samesite" in setting_values(
+        'On `SESSION_COOKIE_SAMESITE`, for `widget.partner-site.com` in `prod` it must be `"None"`.')
+    assert "=true@cors_allow_credentials" in setting_values(
+        "`CORS_ALLOW_CREDENTIALS`를 `True`로 켜 주셔야 합니다.")
+    assert "=false@cors_allow_credentials" in setting_values(
+        "`CORS_ALLOW_CREDENTIALS`는 지금처럼 꺼 둔 상태(`False`)로 유지해 주셔야 합니다.")
+    assert prohibited("`orders`에 인덱스를 추가하는 것은 하지 말아 주십시오.") == {"추가"}
+
+
+def test_a_point_against_another_reviewers_request_reverses_it() -> None:
+    from bot.demands import opposed
+
+    assert opposed("다만 perf-bot의 `gzip` 요청에는 반대합니다.", {"perf-bot", "qa-bot"}) == {
+        "perf-bot"}
+    assert opposed("I disagree with sec-bot on the cipher list.", {"sec-bot"}) == {"sec-bot"}
+    assert not opposed("sec-bot의 요청과는 충돌하지 않습니다.", {"sec-bot"})
+    on = Finding(label="F1", author="perf-bot", summary="", anchors=["code:gzip"], direction=1)
+    against = Finding(label="F2", author="sec-bot", summary="", anchors=["code:gzip"],
+                      opposes=["perf-bot"])
+    elsewhere = Finding(label="F3", author="sec-bot", summary="", anchors=["code:ssl_ciphers"],
+                        opposes=["perf-bot"])
+    assert reverses(against, on) and not reverses(elsewhere, on)
+    # One file, two settings: opposite directions on each are no reversal.
+    metrics = Finding(label="F4", author="obs-bot", summary="", direction=1,
+                      anchors=["code:metrics_enabled", "path:observability.toml"])
+    echo = Finding(label="F5", author="sec-bot", summary="", direction=-1,
+                   anchors=["code:sqlalchemy_echo", "path:observability.toml"])
+    assert not reverses(echo, metrics)
