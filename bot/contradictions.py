@@ -84,12 +84,20 @@ def reverses(a: Finding, b: Finding) -> bool:
     if a.direction * b.direction == -1 or b.author in a.opposes or a.author in b.opposes:
         return True
     for one, other in ((a, b), (b, a)):
+        # "Please revert that part", "원복해 주십시오": undoing the change another
+        # reviewer's fixed finding asked for, on its anchor.
+        if other.status is FindingStatus.FIXED and _REVERT.intersection(one.asks):
+            return True
+    for one, other in ((a, b), (b, a)):
         # "미리 만들지 말고" against a request that holds "만들어 두어야".
         if any(v in other.asks and v not in other.prohibits for v in one.prohibits):
             return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
     code = any(x.startswith("code:") for x in shared)
     return code and _other_value(a, b)
+
+_REVERT = frozenset({"revert", "undo", "roll", "rollback", "되돌", "원복", "롤백"})
+
 
 def _part_only(anchor: str, anchors: list[str]) -> bool:
     """`code:plans` beside `code:/pricing/plans`: a word of a longer name, not a

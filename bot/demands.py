@@ -89,7 +89,9 @@ _LITERAL = re.compile(
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     r"|`([^`\n]{1,40})`\)?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
-    r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b",
+    r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
+    # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
+    r"|`([^`\n]{1,40})`\s*(?:이어야|여야|이여야)",
     re.I,
 )
 # "Do not set X to …", "말고": what follows is the value not wanted.
@@ -135,7 +137,8 @@ def setting_values(text: str) -> frozenset[str]:
             add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
-            literal = (quoted or spanned or keyed or match.group(5) or match.group(6) or "")
+            literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
+                       or match.group(7) or "")
             literal = literal.strip().strip("\"'").lower()
             key = None
             assigned = bool(spanned or match.group(5)) and "=" in literal
@@ -145,7 +148,7 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
-            named = (spanned or match.group(5) or "").strip()
+            named = (spanned or match.group(5) or match.group(7) or "").strip()
             # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
             constant = (named.isupper() and "_" not in named) or (
                 named.istitle() and named.isalpha())
@@ -206,7 +209,8 @@ def _presence(clause: str) -> set[str]:
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT)):
         for match in pattern.finditer(clause):
             name = (match.group(1) or match.group(2)).strip().lower().rstrip("()").strip()
-            if _NAME.fullmatch(name) and not w.COMMIT.fullmatch(name):
+            if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
+                    and name not in _LITERAL_WORDS and not _NUMBER_VALUE.fullmatch(name)):
                 out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it
     return out
 

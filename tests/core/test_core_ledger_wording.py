@@ -658,3 +658,19 @@ def test_a_point_against_another_reviewers_request_reverses_it() -> None:
     echo = Finding(label="F5", author="sec-bot", summary="", direction=-1,
                    anchors=["code:sqlalchemy_echo", "path:observability.toml"])
     assert not reverses(echo, metrics)
+
+
+def test_must_be_values_revert_requests_and_resolved_acks() -> None:
+    assert setting_values("`new_checkout_flow` 기본값이 `true` 입니다. 기본값은 `false` 여야 합니다.") == {
+        "=false@new_checkout_flow"}
+    # A literal is no name asked to be there ("`true`로 되돌려").
+    assert setting_values("`new_checkout_flow` 는 `true` 로 되돌려 주십시오.") == {
+        "=true@new_checkout_flow"}
+    fixed = Finding(label="F1", author="privacy-bot", summary="", status=FindingStatus.FIXED,
+                    anchors=["code:user_events", "path:purge.py"], direction=-1)
+    revert = Finding(label="F2", author="analytics-bot", summary="", asks=["revert"],
+                     anchors=["code:user_events", "path:purge.py"])
+    assert reverses(revert, fixed)
+    fixed.status = FindingStatus.OPEN  # reverting is about a change already made
+    assert not reverses(revert, fixed)
+    assert reviewer_clause("보안 측 의견은 모두 해소되었습니다.").act is Act.ACK
