@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from bot import wording as w
 from bot.contradictions import probe, reversals, reverses
 from bot.demands import (
     asked_verbs,
@@ -101,6 +102,9 @@ def _judge_author(
     for point, text, _ in parsed:
         point_text[point] = point_text.get(point, "") + " " + text
     by_number = _reply_numbers(parsed, numbers, mine)
+    # The turn says a fix did not work ("해결되지 않았습니다", "still fails").
+    doubts = any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
+                 for _, t, c in parsed)
     # Other reviewers' points this turn could reverse (several reviewers only).
     rivals = [f for f in findings if f.author != author and f.status in REVERSIBLE]
     for point, _, clause in parsed:
@@ -151,8 +155,10 @@ def _judge_author(
             reverses(t, f) for t in targets for f in reversing)
         if reversal:
             targets = []  # the opposite of another reviewer's point: a point of its own
-        elif asking is not None and targets and any(reverses(asking, f) for f in targets):
+        elif (asking is not None and targets and not restates(text)
+              and any(reverses(asking, f) for f in targets)):
             # Asking otherwise than its own earlier request: a point of its own
+            # ("`batch_size=1000` 은 여전히 문제입니다" says the same one again)
             # (`reversals` withdraws the earlier one when it is the opposite).
             targets = []
         elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
@@ -187,6 +193,10 @@ def _judge_author(
                 # "both look right", "모두 확인했습니다": not a point the owner refused.
                 kept = [f for f in open_before if owner.get(f.label) is not OwnerAction.DECLINE]
                 targets = kept or open_before
+            if not targets and doubts:
+                # "스테이징에서 다시 확인했습니다. … 해결되지 않았습니다": a check
+                # that found the fix wanting acknowledges nothing by itself.
+                continue
             if not targets:
                 fixed_now = [f for f in open_before if owner.get(f.label) is OwnerAction.FIX]
                 # "Confirmed" with one point open is about it, unless it names

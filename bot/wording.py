@@ -218,6 +218,8 @@ REFERENCE = words(
     r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\bi\s+(?:must\s+|have\s+to\s+)?repeat|\brepeating\s+(?:myself|my)"
     r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
     r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)"
+    # "그래도 장당 4.2MB는 받아들이기 어렵습니다", "Even so, …": insisting after an answer.
+    r"|^\s*(?:그래도|그럼에도|그렇더라도)\s|^\s*(?:even\s+so|nonetheless|nevertheless)\b"
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
     r"|(?:요청|지적|의견|입장)(?:은|을|는)?\s*유지(?:합니다|하겠|드립)"
     r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)",

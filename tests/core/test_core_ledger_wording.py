@@ -12,6 +12,7 @@ from bot.findings import (
     Act,
     items,
     owner_clause,
+    restates,
     reviewer_clause,
     selectors,
     starts_new_point,
@@ -674,3 +675,40 @@ def test_must_be_values_revert_requests_and_resolved_acks() -> None:
     fixed.status = FindingStatus.OPEN  # reverting is about a change already made
     assert not reverses(revert, fixed)
     assert reviewer_clause("보안 측 의견은 모두 해소되었습니다.").act is Act.ACK
+
+
+def test_a_check_that_found_the_fix_wanting_acknowledges_nothing() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["- `formatCurrency()` prints `¥1,200.00` for `ja-JP`; yen has "
+                                    "no minor unit, it must be `¥1,200`."])], None, 1)
+    owner = read_owner(findings, ["Fixed `formatCurrency()`: digits per locale (`3f9e1a2`)."])
+    assert owner == {"F1": OwnerAction.FIX}
+    out = judge_round(findings, [("rev", ["스테이징에서 다시 확인했습니다. 결제 요약의 합계가 여전히 "
+                                          "`¥1,200.00` 입니다. 소수점 문제는 해결되지 않았습니다."])],
+                      owner, 2)
+    assert out.events == {"F1": "repeated (fix rejected)"} and not out.progress
+    # Without a word that the fix failed, the same check acknowledges it.
+    findings = []
+    judge_round(findings, [("rev", ["- `formatCurrency()` prints `¥1,200.00`; it must be `¥1,200`."])],
+                None, 1)
+    out = judge_round(findings, [("rev", ["스테이징에서 다시 확인했습니다."])], owner, 2)
+    assert out.events == {"F1": "acknowledged"}
+
+
+def test_insisting_after_a_refusal_says_the_point_again() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["- `invoice_pdf.py:24` embeds the whole font: 4.2MB a page. "
+                                    "Embed a subset of the glyphs used."])], None, 1)
+    owner = read_owner(findings, ["Not changing it: subsetting drops glyphs."])
+    out = judge_round(findings, [("rev", ["Even so, 4.2MB a page is too much for production."])],
+                      owner, 2)
+    assert out.events == {"F1": "repeated"} and not out.progress
+    assert restates("그래도 장당 4.2MB 는 운영에서 받아들이기 어렵습니다.")
+    # "Still" with the value as it stands repeats the point; it asks for no other value.
+    findings = []
+    judge_round(findings, [("rev", ["`batch_size=1000` 은 FCM 권장치를 넘습니다. 500 이하로 줄여야 합니다."])],
+                None, 1)
+    owner = read_owner(findings, ["`batch_size` 는 1000 을 유지하겠습니다."])
+    out = judge_round(findings, [("rev", ["`batch_size=1000` 은 여전히 문제입니다. 500 이하로 조정해 주십시오."])],
+                      owner, 2)
+    assert out.events == {"F1": "repeated"} and not out.raised
