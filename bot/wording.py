@@ -195,7 +195,9 @@ ACK = words(
 )
 WITHDRAW = words(
     r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
-    r"|\bdrop\s+(?:this|that|it|my|the)\b(?!\s+(?:\w+\s+)?(?:to|down\s+to|from)\b)|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
+    r"|\b(?:i'm|i\s+am|i'll|i\s+will|let's|let\s+me|i)\s+(?:also\s+)?drop(?:ping)?\s+(?:this|that|it|my|the)\b(?!\s+(?:\w+\s+)?(?:to|down\s+to|from)\b)"
+    # ("Drop it or serve a cached estimate", "Drop the column": asked of the owner.)
+    r"|\bdrop(?:ping)?\s+(?:this|that|my|the)\s+(?:\w+\s+)?(?:point|concern|request|objection|comment|nit|suggestion|ask)\b|^\W*dropping\s+(?:this|that|it|my|the)\b|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
     r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",

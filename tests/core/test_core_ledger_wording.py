@@ -712,3 +712,12 @@ def test_insisting_after_a_refusal_says_the_point_again() -> None:
     out = judge_round(findings, [("rev", ["`batch_size=1000` 은 여전히 문제입니다. 500 이하로 조정해 주십시오."])],
                       owner, 2)
     assert out.events == {"F1": "repeated"} and not out.raised
+
+
+def test_drop_it_asked_of_the_owner_withdraws_nothing() -> None:
+    for text in ("Drop it or serve a cached estimate from `pg_class.reltuples`.",
+                 "PII in logs — drop it or hash it.", "Drop the column from `OrderListSerializer`."):
+        assert reviewer_clause(text).act is not Act.WITHDRAW, text
+    for text in ("That's the right trade-off, so I'm dropping that point.",
+                 "Dropping the sampling point.", "I'll drop this one."):
+        assert reviewer_clause(text).act is Act.WITHDRAW, text
