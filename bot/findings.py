@@ -259,7 +259,22 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
     quote_of: list[str] = []
     for message in messages:
         quote, quoting = "", False
-        for line in message_lines(message):
+        lines = message_lines(message)
+        header: list[str] | None = None  # the header of the table being read
+        for i, line in enumerate(lines):
+            if w.TABLE_RULE.match(line.text):
+                continue  # "|---|---|"
+            if line.text.lstrip().startswith("|") and not line.quoted:
+                if i + 1 < len(lines) and w.TABLE_RULE.match(lines[i + 1].text):
+                    header = _cells(line.text)  # a header names columns; it is no point
+                    continue
+                if header is not None:
+                    points.append(_table_row(line.text, header))
+                    quote_of.append(quote)
+                    quoting = False
+                    continue
+            else:
+                header = None
             if line.quoted:
                 text = line.text.lstrip().lstrip(">").strip()
                 quote = (quote + " " + text).strip() if quoting else text
@@ -275,6 +290,19 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 points.append(text)
                 quote_of.append(quote)
     return points, quote_of
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def _table_row(row: str, header: list[str]) -> str:
+    """A table row as a point: the row, and what its "requested" / "must be"
+    column asks for in words the reader knows ("| `client_max_body_size` |
+    `100m` | `2g` |" under "now | requested" asks `2g`)."""
+    asked = [cell for name, cell in zip(header, _cells(row), strict=False)
+             if cell and w.WANTED_COLUMN.search(name)]
+    return row.strip() + "".join(f" — must be {cell}." for cell in asked)
 
 
 @lru_cache(maxsize=2048)

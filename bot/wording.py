@@ -326,6 +326,14 @@ GENERAL = words(
     r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
     re.I,
 )
+# A table's rule line under its header ("|---|:--:|"), and a header naming the
+# column of what is asked for ("requested", "must be", "요청", "변경 후").
+TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+WANTED_COLUMN = re.compile(
+    r"\b(?:requested|request|must\s+be|should\s+be|wanted|expected|target|proposed|fix|ask)\b"
+    r"|요청|변경\s*후|권장|목표|기대|수정\s*안|제안",
+    re.I,
+)
 BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
 HEADING = re.compile(r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$")
 STATUS_PREFIX = re.compile(

@@ -721,3 +721,17 @@ def test_drop_it_asked_of_the_owner_withdraws_nothing() -> None:
     for text in ("That's the right trade-off, so I'm dropping that point.",
                  "Dropping the sampling point.", "I'll drop this one."):
         assert reviewer_clause(text).act is Act.WITHDRAW, text
+
+
+def test_a_table_header_is_no_point_and_its_requested_column_asks() -> None:
+    review = ("| # | where | now | requested |\n|---|---|---|---|\n"
+              "| 1 | `upload.conf:9` `client_max_body_size` | `100m` | `2g` |\n"
+              "| 2 | `api/uploads.py:12` `MAX_UPLOAD_BYTES` | 100 MiB | 2 GiB |")
+    points = [text for _, text in items([review])]
+    assert not any("where" in p and "now" in p for p in points)  # the header is not read
+    findings: list = []
+    judge_round(findings, [("media-bot", [review])], None, 1)
+    assert [f.values for f in findings][0] == ["=2g@client_max_body_size"]
+    # A table under a header without such a column asks nothing of its own.
+    plain = "| file | lines |\n|---|---|\n| `a.py` | 120 |"
+    assert all("must be" not in p for _, p in items([plain]))
