@@ -99,6 +99,15 @@ def reverses(a: Finding, b: Finding) -> bool:
 _REVERT = frozenset({"revert", "undo", "roll", "rollback", "되돌", "원복", "롤백"})
 
 
+def _names(finding: Finding, setting: str) -> bool:
+    """The finding names the setting: as one name, or word by word
+    (`maxmemory-policy noeviction` names `maxmemory-policy`)."""
+    if f"code:{setting}" in finding.anchors:
+        return True
+    words = re.findall(r"[a-z_][a-z0-9_]+", setting)
+    return bool(words) and all(f"code:{word}" in finding.anchors for word in words)
+
+
 def _part_only(anchor: str, anchors: list[str]) -> bool:
     """`code:plans` beside `code:/pricing/plans`: a word of a longer name, not a
     name of its own. Two findings that share only such words (`/pricing/plans`
@@ -132,7 +141,7 @@ def _other_value(a: Finding, b: Finding) -> bool:
         return any(not _compatible(va[k], vb[k]) for k in common)
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
-        if named and not any(f"code:{k}" in other.anchors for k in named):
+        if named and not any(_names(other, k) for k in named):
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
@@ -145,7 +154,8 @@ def _other_value(a: Finding, b: Finding) -> bool:
 
 # Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
 _SCALE = {"ms": 0.001, "s": 1, "초": 1, "m": 60, "min": 60, "분": 60, "h": 3600, "시간": 3600,
-          "d": 86400, "일": 86400, "k": 1e3, "kb": 1e3, "mb": 1e6, "gb": 1e9}
+          "d": 86400, "일": 86400, "k": 1e3, "kb": 1e3, "mb": 1e6, "gb": 1e9,
+          "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30}
 
 
 def _compatible(mine: set[str], theirs: set[str]) -> bool:
@@ -182,7 +192,7 @@ def _parse(value: str) -> tuple[str, float | None, str]:
 
 _UNIT_KINDS = {
     "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
-    "size": ("k", "kb", "mb", "gb"),
+    "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
     "share": ("%",),
     "count": ("개", "건"),
 }

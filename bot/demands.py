@@ -45,7 +45,7 @@ _NOT_UP = re.compile(
 
 _ASKS = re.compile(
     # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
-    r"주세요|주십시오|바랍니다|해야|하세요|필요합니다|" + w.MUST_KO + r"|좋겠습니다"
+    r"주세요|주십시오|주시(?:고|기|면)|주셔야|바랍니다|해야|하세요|필요합니다|" + w.MUST_KO + r"|좋겠습니다"
     r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
     re.I,
 )
@@ -97,9 +97,12 @@ _LITERAL = re.compile(
 # "Do not set X to …", "말고": what follows is the value not wanted.
 _NOT_THIS = re.compile(
     r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
-    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|말고|하지\s*마",
+    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|하지\s*마",
     re.I,
 )
+# "`1s` 말고 `30s`로", "`allkeys-lru`로 바꾸시면 안 되고 `volatile-lru`로": in
+# Korean what is not wanted comes first, and what is asked after.
+_NOT_THIS_KO = re.compile(r"말고|(?:으)?면\s*안\s*되고|(?:으)?면\s*안\s*됩니다[.,]?")
 
 
 @lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings
@@ -118,11 +121,16 @@ def setting_values(text: str) -> frozenset[str]:
         refused = _NOT_THIS.search(clause)
         if refused:
             clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+        refused_ko = _NOT_THIS_KO.search(clause)
+        skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
         removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
         spans = [(start, end.start() if end else len(clause)) for start, end in removed]
 
         def add(value: str, at: int, key: str | None = None, clause: str = clause,
-                spans: list[tuple[int, int]] = spans, before: str = before) -> None:
+                spans: list[tuple[int, int]] = spans, before: str = before,
+                skip: int = skip) -> None:
+            if at < skip:
+                return
             if key is None:
                 key = _setting_before(before, clause[:at])
             gone = "!" if any(start <= at < end for start, end in spans) else ""
@@ -148,6 +156,8 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
+                if _CHANGED_FROM.match(clause, match.end()):
+                    continue  # "`retention_period: 720h`를 `8760h`로": what it is now
             named = (spanned or match.group(5) or match.group(7) or "").strip()
             # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
             constant = (named.isupper() and "_" not in named) or (
@@ -190,7 +200,7 @@ _PRESENT = re.compile(
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:을|를|로|으로)?\s*(?:다시\s*)?"
-    r"(?:추가|포함|활성화|사용|유지|바꾸|바꿔|변경|전환|복구|되돌)(?![가-힣]*지\s*(?:말|마|않))",
+    r"(?:추가|포함|활성화|사용|유지|바꾸|바꿔|변경|전환|복구|되돌)(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))",
     re.I,
 )
 _ABSENT = re.compile(
@@ -219,21 +229,29 @@ def _setting_before(point: str, head: str) -> str:
     """The setting a value at the end of `head` (its clause so far) is given
     to: inside its code span (`max_delay=300`); else the clause's last name in
     backticks, a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`,
-    `Cache-Control`) before any other (`prod`, a profile); else a setting named
-    earlier in the point ("`SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to
-    `"Strict"`"); "" when none is named."""
+    `Cache-Control`) before any other (`prod`, a profile); else, when the
+    clause refers back to it, a setting named earlier in the point
+    ("`SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`"); "" when
+    none is named ("48KB → 83KB로 늘어나니" gives no setting a value)."""
     inside = _OPEN_ASSIGNMENT.search(head)
     if inside:
         return str(inside.group(1)).lower()
-    names = [n for n in _SETTING.findall(head)
-             if not w.PATH.fullmatch(n) and n.lower() not in _LITERAL_WORDS]
+    names = [m.group(1) for m in _SETTING.finditer(head)
+             if not w.PATH.fullmatch(m.group(1)) and m.group(1).lower() not in _LITERAL_WORDS
+             and not _GIVEN.match(head, m.end())]  # (`allkeys-lru`로: a value given)
     settings = [n for n in names if _SETTING_NAME.fullmatch(n)]
-    if not names:
+    if not names and _REFERS.search(head):
+        # "Set it to …", "기본값은 …": the setting the point named before.
         settings = [n for n in _SETTING.findall(point) if _SETTING_NAME.fullmatch(n)]
     found: list[str] = settings or names
     return found[-1].lower() if found else ""
 
 
+# A `key: value` span followed by the object particle, then "…로 설정/바꿔":
+# the setting as it stands, being changed to another value.
+_CHANGED_FROM = re.compile(r"\s*(?:을|를|은|는)\s.*?`[^`\n]+`\s*(?:으로|로)\s*\S", re.S)
+_GIVEN = re.compile(r"\s*(?:으로|로)(?![가-힣])")
+_REFERS = re.compile(r"\b(?:it|its|this|that)\b|기본값|값(?:은|을|이|도)\s|이\s*값|그\s*값|해당", re.I)
 _OPEN_ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*=?\s*$")
 # What a setting's name looks like: SESSION_TTL, max_age, Cache-Control.
 _SETTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
@@ -257,7 +275,7 @@ _REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
 _LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
 # A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
 # (not a path, a route or an expression).
-_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*)(?:\s*=[^`]*)?`", re.I)
+_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*)(?:\s*[=:][^`]*)?`", re.I)
 _NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
 
 

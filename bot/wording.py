@@ -164,7 +164,7 @@ FIXED_WORD = (r"fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|
 MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
 MUST_KO = r"[가-힣]" + MUST_KO_END
 # The units a value is written with (5MB, 300초, 30s, 90%).
-VALUE_UNITS = r"k|kb|mb|gb|ms|s|m|h|d|min|%|초|분|시간|일|개|건"
+VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건"
 # After "now", verbs that report something worse (never a fix or an
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
@@ -200,7 +200,7 @@ WITHDRAW = words(
     r"|\bdrop(?:ping)?\s+(?:this|that|my|the)\s+(?:\w+\s+)?(?:point|concern|request|objection|comment|nit|suggestion|ask)\b|^\W*dropping\s+(?:this|that|it|my|the)\b|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
-    r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다",
+    r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다(?!\s*만)",  # ("이해했습니다만, …": but)
     re.I,
 )
 REFERENCE = words(
@@ -222,6 +222,8 @@ REFERENCE = words(
     r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)"
     # "그래도 장당 4.2MB는 받아들이기 어렵습니다", "Even so, …": insisting after an answer.
     r"|^\s*(?:그래도|그럼에도|그렇더라도)\s|^\s*(?:even\s+so|nonetheless|nevertheless)\b"
+    # "제 의견은 바뀌지 않았습니다": my view has not changed.
+    r"|(?:의견|입장|생각|판단)(?:은|이|도)?\s*(?:바뀌|변하|달라지)지\s*않"
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
     r"|(?:요청|지적|의견|입장)(?:은|을|는)?\s*유지(?:합니다|하겠|드립)"
     r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)",

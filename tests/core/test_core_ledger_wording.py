@@ -731,7 +731,40 @@ def test_a_table_header_is_no_point_and_its_requested_column_asks() -> None:
     assert not any("where" in p and "now" in p for p in points)  # the header is not read
     findings: list = []
     judge_round(findings, [("media-bot", [review])], None, 1)
-    assert [f.values for f in findings][0] == ["=2g@client_max_body_size"]
+    assert findings[0].values == ["=2g@client_max_body_size"]
     # A table under a header without such a column asks nothing of its own.
     plain = "| file | lines |\n|---|---|\n| `a.py` | 120 |"
     assert all("must be" not in p for _, p in items([plain]))
+
+
+def test_korean_not_this_but_that_kubernetes_units_and_settings_stated_as_they_are() -> None:
+    # "X로 바꾸시면 안 되고 Y로": Y is asked, for the setting named before.
+    assert setting_values("`maxmemory-policy`는 `allkeys-lru`로 바꾸시면 안 되고 "
+                          "`volatile-lru`로 설정해야 합니다.") == {"=volatile-lru@maxmemory-policy"}
+    assert setting_values("`1s` 말고 `30s`로 해 주세요.") == {"30s@"}
+    assert setting_values("`resources.limits.memory`를 1Gi로 올려야 합니다.") == {"1gi@memory"}
+    # "`retention_period: 720h`를 `8760h`로": 720h is what it is now.
+    assert setting_values("`retention_period: 720h`를 최소 `8760h`로 설정해야 합니다.") == {
+        "8760h@retention_period", ">=8760h@retention_period"}
+    # A size with no setting in its clause gives none a value.
+    assert setting_values("`JPEG_QUALITY = 80`에 동의합니다. 다만 48KB → 83KB로 늘어나니 "
+                          "WebP를 내려 주십시오.") == {"83kb@"}
+    # "주시고" asks.
+    assert asked("`retention_period`는 `720h`로 되돌려 주시고, 아카이브로 빼는 게 맞습니다.")
+    memory = Finding(label="F1", author="perf-bot", summary="", values=["1gi@memory"],
+                     anchors=["code:limits", "code:memory"])
+    cheaper = Finding(label="F2", author="cost-bot", summary="", values=["512mi@memory"],
+                      anchors=["code:limits", "code:memory"])
+    assert reverses(cheaper, memory)
+    lru = Finding(label="F3", author="cache-bot", summary="", values=["=allkeys-lru@"],
+                  anchors=["code:maxmemory", "code:policy", "code:allkeys-lru"])
+    volatile = Finding(label="F4", author="session-bot", summary="",
+                       values=["=volatile-lru@maxmemory-policy"],
+                       anchors=["code:maxmemory-policy", "code:allkeys-lru"])
+    assert reverses(volatile, lru)
+
+
+def test_understood_but_unchanged_withdraws_nothing() -> None:
+    assert reviewer_clause("말씀하신 배경은 충분히 이해했습니다만").act is not Act.WITHDRAW
+    assert reviewer_clause("이해했습니다. 그 부분은 넘어가겠습니다.").act is Act.WITHDRAW
+    assert restates("제 의견은 바뀌지 않았습니다.")
