@@ -13,6 +13,7 @@ from bot.demands import (
     direction,
     mentions_conflict,
     prohibited,
+    requests,
     setting_values,
 )
 from bot.finding import (
@@ -26,6 +27,7 @@ from bot.findings import (
     clauses,
     owner_clause,
     score,
+    topic,
 )
 from bot.wording import LABEL
 
@@ -69,6 +71,7 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
 def probe(t: Topic, text: str) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
     return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
+                   places=sorted(places(topic(requests(text)))),
                    direction=direction(text), values=sorted(setting_values(text)),
                    prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)))
 
@@ -81,7 +84,16 @@ def reverses(a: Finding, b: Finding) -> bool:
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
         return False  # one file, two settings or functions: two anchors, not one
-    if a.direction * b.direction == -1 or b.author in a.opposes or a.author in b.opposes:
+    if b.author in a.agrees or a.author in b.agrees:
+        return False  # it said they do not conflict
+    if b.author in a.opposes or a.author in b.opposes:
+        return True
+    places_a, places_b = set(a.places), set(b.places)
+    if places_a and places_b and not places_a & places_b:
+        # `CELERY_CONCURRENCY` in `staging.env` and in `prod.env`, `gzip` for
+        # `/static/` and for `/api/`: one name, two places, both can be met.
+        return False
+    if a.direction * b.direction == -1:
         return True
     for one, other in ((a, b), (b, a)):
         # "Please revert that part", "원복해 주십시오": undoing the change another
@@ -97,6 +109,25 @@ def reverses(a: Finding, b: Finding) -> bool:
     return code and _other_value(a, b)
 
 _REVERT = frozenset({"revert", "undo", "roll", "rollback", "되돌", "원복", "롤백"})
+
+
+# Extensions of the files a finding can be about (not `t3.large`, `img.draft`).
+_FILE_EXTENSIONS = frozenset(
+    "py pyi js jsx ts tsx mjs go rs java kt kts rb php cs c cc cpp h hpp swift sql yaml yml json "
+    "toml ini cfg conf env properties xml html css scss sh tf tfvars gradle proto graphql vue "
+    "svelte md txt lock dockerfile".split())
+
+
+def places(t: Topic) -> frozenset[str]:
+    """The files (by name) and routes (`/api/`, `/v1/orders`) a request names."""
+    out = set()
+    for anchor in t.anchors:
+        kind, _, name = anchor.partition(":")
+        if kind == "path" and name.rsplit(".", 1)[-1] in _FILE_EXTENSIONS:
+            out.add(anchor)
+        elif kind == "code" and name.startswith("/") and len(name) > 1:
+            out.add(anchor)
+    return frozenset(out)
 
 
 def _names(finding: Finding, setting: str) -> bool:

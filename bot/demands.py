@@ -7,6 +7,7 @@ be met. Pure functions of text; `bot.contradictions` compares findings with them
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from bot import wording as w
@@ -356,9 +357,20 @@ _OPPOSE = re.compile(
 def opposed(text: str, authors: set[str]) -> frozenset[str]:
     """The authors a point says it is against: "다만 perf-bot의 `gzip` 요청에는
     반대합니다", "I disagree with sec-bot here" (not "they do not conflict")."""
+    return _named_in(text, authors, lambda c: bool(_OPPOSE.search(c))
+                     and not w.NO_CONFLICT.search(c))
+
+
+def unopposed(text: str, authors: set[str]) -> frozenset[str]:
+    """The authors a point says it does not conflict with: "perf-bot의 1번은
+    `/static/` 대상이라 이것과 겹치지 않습니다"."""
+    return _named_in(text, authors, lambda c: bool(w.NO_CONFLICT.search(c)))
+
+
+def _named_in(text: str, authors: set[str], says: Callable[[str], bool]) -> frozenset[str]:
     out: set[str] = set()
     for _, clause in items([text]):
-        if _OPPOSE.search(clause) and not w.NO_CONFLICT.search(clause):
+        if says(clause):
             lowered = clause.lower()
             out.update(a for a in authors if a.lower() in lowered)
     return frozenset(out)

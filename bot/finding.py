@@ -74,6 +74,12 @@ class Finding(BaseModel):
     # The reviewers whose requests it says it is against ("perf-bot의 `gzip`
     # 요청에는 반대합니다"): on a shared anchor, it reverses theirs.
     opposes: list[str] = Field(default_factory=list)
+    # The reviewers it says it does not conflict with ("perf-bot의 1번은 `/static/`
+    # 대상이라 이것과 겹치지 않습니다"): it never reverses theirs.
+    agrees: list[str] = Field(default_factory=list)
+    # The files and routes its request names (`prod.env`, `/api/`): the same
+    # setting asked otherwise in another place is no reversal.
+    places: list[str] = Field(default_factory=list)
     _topic: Topic | None = PrivateAttr(default=None)
 
     @property

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot import wording as w
-from bot.contradictions import probe, reversals, reverses
+from bot.contradictions import places, probe, reversals, reverses
 from bot.demands import (
     asked_verbs,
     direction,
@@ -22,6 +22,7 @@ from bot.demands import (
     prohibited,
     requests,
     setting_values,
+    unopposed,
 )
 from bot.finding import (
     LOOSE,
@@ -273,6 +274,8 @@ def _judge_author(
             asks=sorted(asked_verbs(point_text[point])),
             values=sorted(setting_values(point_text[point])),
             opposes=sorted(opposed(point_text[point], others)),
+            agrees=sorted(unopposed(point_text[point], others)),
+            places=sorted(places(topic(requests(point_text[point])))),
         )
         new.append(finding)
         point_finding[point] = finding

@@ -428,7 +428,7 @@ NO_CONCERN = words(
 # "They do not conflict", "대상이 달라 충돌하지 않습니다", "both can be met":
 # no conflict (and, from a reviewer, no point).
 NO_CONFLICT = words(
-    r"(?:충돌|상충|모순)(?:하지\s*않|되지\s*않|(?:은|이|도)?\s*없)"
+    r"(?:충돌|상충|모순|겹치)(?:하지\s*않|되지\s*않|지\s*않|(?:은|이|도)?\s*없)"
     r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있"
     r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)|\bnot\s+(?:in\s+)?(?:conflict|contradiction)"
     r"|\bno\s+(?:conflict|contradiction)|\bboth\s+can\s+be\s+(?:met|done|satisfied)|\bcan\s+(?:both\s+be\s+met|satisfy\s+both|do\s+both)"

@@ -768,3 +768,25 @@ def test_understood_but_unchanged_withdraws_nothing() -> None:
     assert reviewer_clause("말씀하신 배경은 충분히 이해했습니다만").act is not Act.WITHDRAW
     assert reviewer_clause("이해했습니다. 그 부분은 넘어가겠습니다.").act is Act.WITHDRAW
     assert restates("제 의견은 바뀌지 않았습니다.")
+
+
+def test_a_point_that_says_it_does_not_conflict_and_requests_in_other_places() -> None:
+    from bot.contradictions import places
+    from bot.demands import requests, unopposed
+
+    text = ("`location /api/`에 `gzip off;`를 명시해 주세요. perf-bot의 1번은 `/static/` 대상이라 "
+            "이것과 겹치지 않습니다.")
+    assert unopposed(text, {"perf-bot"}) == {"perf-bot"}
+    on = Finding(label="F1", author="perf-bot", summary="", anchors=["code:gzip"], direction=1)
+    off = Finding(label="F2", author="sec-bot", summary="", anchors=["code:gzip"], direction=-1,
+                  agrees=["perf-bot"])
+    assert not reverses(off, on)
+    off.agrees = []
+    assert reverses(off, on)
+    # The same setting asked otherwise in another file is met in both places.
+    staging = "`deploy/celery/staging.env`의 `CELERY_CONCURRENCY`를 2로 낮춰 주세요."
+    prod = "`deploy/celery/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요."
+    here, there = (Finding(label=f"F{i}", author=a, summary="", anchors=sorted(topic(t).anchors),
+                           direction=d, places=sorted(places(topic(requests(t)))))
+                   for i, (a, t, d) in enumerate([("cost-bot", staging, -1), ("perf-bot", prod, 1)]))
+    assert here.places == ["path:staging.env"] and not reverses(here, there)
