@@ -123,6 +123,12 @@ def _judge_author(
             clause = replace(clause, ordinals=(by_number[point],))
         if clause.act is Act.REFERENCE:
             referenced = _referenced(clause, open_before, acked | dropped, mine)
+            about = point_finding.get(point)
+            if (about is not None and about in open_before and not (
+                    clause.labels or clause.ordinals or clause.remaining or clause.everything)):
+                # "On `force_destroy`: … As it stands prod can still be wiped.":
+                # within a point about one finding, "still" is about that one.
+                referenced = [about]
             repeated.update(f.label for f in referenced)
             if len(referenced) == 1:
                 # "`e72c915` doesn't fix it. X is still Y.": the rest of the

@@ -790,3 +790,16 @@ def test_a_point_that_says_it_does_not_conflict_and_requests_in_other_places() -
                            direction=d, places=sorted(places(topic(requests(t)))))
                    for i, (a, t, d) in enumerate([("cost-bot", staging, -1), ("perf-bot", prod, 1)]))
     assert here.places == ["path:staging.env"] and not reverses(here, there)
+
+
+def test_still_inside_a_point_about_one_finding_is_about_that_one() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", [
+        "1. No server-side encryption configuration; SSE-KMS is required.\n"
+        "2. `force_destroy = true` (`main.tf:18`) must be `false` for prod.\n"
+        "3. No public access block; add one with all four flags set."])], None, 1)
+    owner = read_owner(findings, ["Keeping `force_destroy` as it is."])
+    out = judge_round(findings, [("rev", [
+        "On `force_destroy`: make it a variable per environment. As it stands prod can still "
+        "be wiped."])], owner, 2)
+    assert out.events == {"F2": "repeated"}
