@@ -20,6 +20,7 @@ labelled rooms.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # What each factored pattern was written as (for the test that compares them).
 SOURCES: dict[re.Pattern[str], str] = {}
@@ -63,19 +64,7 @@ def _first_group_closed(alternative: str) -> bool:
     body = alternative[2:]
     if not body.startswith("(?:"):
         return not re.match(r"[A-Za-z](?:\?|\*|\{0)", body)  # (`\ba?…` may open otherwise)
-    depth, i = 0, 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                break
-        i += 1
+    i = next((i for i, ch, depth in _scan(body) if ch == ")" and depth == 1), len(body))
     if body[i + 1:i + 2] in ("?", "*") or body[i + 1:i + 3] == "{0":
         return False  # an optional first group: what follows it may open the match
     inner = split_alternatives(body[3:i])
@@ -85,7 +74,19 @@ def _first_group_closed(alternative: str) -> bool:
 def split_alternatives(source: str) -> list[str]:
     """The top-level alternatives of a pattern (not those inside groups or sets)."""
     parts: list[str] = []
-    depth, start, i = 0, 0, 0
+    start = 0
+    for i, ch, depth in _scan(source):
+        if ch == "|" and depth == 0:
+            parts.append(source[start:i])
+            start = i + 1
+    parts.append(source[start:])
+    return parts
+
+
+def _scan(source: str) -> Iterator[tuple[int, str, int]]:
+    """Each character of a pattern that is not escaped nor in a set, with the
+    depth of groups it stands in (before it opens or closes one)."""
+    depth, i = 0, 0
     while i < len(source):
         ch = source[i]
         if ch == "\\":
@@ -94,16 +95,9 @@ def split_alternatives(source: str) -> list[str]:
         if ch == "[":
             i = _set_end(source, i)
             continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(source[start:i])
-            start = i + 1
+        yield i, ch, depth
+        depth += (ch == "(") - (ch == ")")
         i += 1
-    parts.append(source[start:])
-    return parts
 
 
 def _set_end(source: str, i: int) -> int:
