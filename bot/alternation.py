@@ -25,9 +25,11 @@ from collections.abc import Iterator
 # What each factored pattern was written as (for the test that compares them).
 SOURCES: dict[re.Pattern[str], str] = {}
 
-# Opens with a Hangul syllable (after a line start or a "|" and spaces, maybe).
-_HANGUL_FIRST = re.compile(r"(?:\^|\(\?:\^\|\\\|\))?(?:\\s\*)?(?:\(\?:)*[\uac00-\ud7a3]")
-_ASCII_AFTER_BOUNDARY = re.compile(r"\\b(?:\(\?:)*[A-Za-z]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+# What may stand before a Hangul opener and match no ASCII letter: a line start,
+# or a "|", then spaces ("(?:^|\|)\s*유지").
+_NO_LETTER_PREFIX = re.compile(r"(?:\^|\(\?:\^\|\\\|\))?(?:\\s\*)?")
 
 
 def words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -41,15 +43,20 @@ def factor(source: str) -> str:
     """The alternation `source` with its `\\b` alternatives gathered (see above)."""
     out: list[str | list[str]] = []  # alternatives, and groups of `\b` ones (without the `\b`)
     group: list[str] | None = None  # the group later `\b` alternatives may still join
+    # With capture groups, moving an alternative would renumber them: group
+    # only `\b` alternatives that stand next to each other.
+    may_move = re.compile(source).groups == 0
     for alternative in split_alternatives(source):
-        if _ASCII_AFTER_BOUNDARY.match(alternative) and _first_group_closed(alternative):
+        if alternative.startswith("\\b") and _opens_with(alternative[2:], _ASCII_LETTER):
             if group is None:
                 group = []
                 out.append(group)
             group.append(alternative[2:])
         else:
             out.append(alternative)
-            if not _HANGUL_FIRST.match(alternative):
+            prefix = _NO_LETTER_PREFIX.match(alternative)
+            rest = alternative[prefix.end():] if prefix else alternative
+            if not (may_move and _opens_with(rest, _HANGUL)):
                 group = None  # it might match where a `\b` one does: keep the order
     return "|".join(
         item if isinstance(item, str) else
@@ -58,17 +65,22 @@ def factor(source: str) -> str:
     )
 
 
-def _first_group_closed(alternative: str) -> bool:
-    """Every alternative of a leading `(?:…)` opens with an ASCII letter too
-    (`\\b(?:we're|it's)`), so none of them can start on a Hangul syllable."""
-    body = alternative[2:]
-    if not body.startswith("(?:"):
-        return not re.match(r"[A-Za-z](?:\?|\*|\{0)", body)  # (`\ba?…` may open otherwise)
-    i = next((i for i, ch, depth in _scan(body) if ch == ")" and depth == 1), len(body))
-    if body[i + 1:i + 2] in ("?", "*") or body[i + 1:i + 3] == "{0":
-        return False  # an optional first group: what follows it may open the match
-    inner = split_alternatives(body[3:i])
-    return all(re.match(r"(?:\(\?:)*[A-Za-z]", alt) for alt in inner)
+def _opens_with(piece: str, first: re.Pattern[str]) -> bool:
+    """Whatever `piece` matches starts with a character `first` matches: it
+    opens with such a literal, or with a non-capturing group every branch of
+    which does (recursively), and that opener is not optional (`a?`, `(?:…)*`)."""
+    if piece.startswith("(?:"):
+        end = next((i for i, ch, depth in _scan(piece) if ch == ")" and depth == 1), None)
+        if end is None or _optional(piece, end + 1):
+            return False
+        branches = split_alternatives(piece[3:end])
+        return all(branch and _opens_with(branch, first) for branch in branches)
+    return bool(piece) and bool(first.fullmatch(piece[0])) and not _optional(piece, 1)
+
+
+def _optional(piece: str, at: int) -> bool:
+    """What stands before `at` may match nothing (`?`, `*`, `{0,…}`)."""
+    return piece[at:at + 1] in ("?", "*") or piece[at:at + 2] == "{0"
 
 
 def split_alternatives(source: str) -> list[str]:

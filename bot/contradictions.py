@@ -6,15 +6,18 @@ owner turn saying two findings cannot both be met. Pure.
 from __future__ import annotations
 
 import re
+from typing import TypedDict
 
 from bot.demands import (
     asked_verbs,
     declares_conflict,
     direction,
     mentions_conflict,
+    opposed,
     prohibited,
     requests,
     setting_values,
+    unopposed,
 )
 from bot.finding import (
     REVERSIBLE,
@@ -68,12 +71,33 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
                 other.history.append(f"R{round_no}: contested by {finding.label}")
             out.contradictions.append((other.label, finding.label))
 
-def probe(t: Topic, text: str) -> Finding:
+class Demands(TypedDict):
+    """What a point asks for, as a finding keeps it (see `Finding`)."""
+
+    direction: int
+    values: list[str]
+    prohibits: list[str]
+    asks: list[str]
+    places: list[str]
+    opposes: list[str]
+    agrees: list[str]
+
+
+def demands_of(text: str, others: set[str]) -> Demands:
+    """What the point `text` asks for; `others` are the other reviewers it may
+    say it is against or not in conflict with."""
+    return Demands(
+        direction=direction(text), values=sorted(setting_values(text)),
+        prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)),
+        places=sorted(places(topic(requests(text)))),
+        opposes=sorted(opposed(text, others)), agrees=sorted(unopposed(text, others)),
+    )
+
+
+def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
-    return Finding(label="F0", author="", summary="", anchors=sorted(t.anchors),
-                   places=sorted(places(topic(requests(text)))),
-                   direction=direction(text), values=sorted(setting_values(text)),
-                   prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)))
+    return Finding(label="F0", author=author, summary="", anchors=sorted(t.anchors),
+                   **demands_of(text, others))
 
 def reverses(a: Finding, b: Finding) -> bool:
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
@@ -108,7 +132,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     code = any(x.startswith("code:") for x in shared)
     return code and _other_value(a, b)
 
-_REVERT = frozenset({"revert", "undo", "roll", "rollback", "되돌", "원복", "롤백"})
+_REVERT = frozenset({"revert", "undo", "rollback", "되돌", "원복", "롤백"})  # (not "roll out")
 
 
 # Extensions of the files a finding can be about (not `t3.large`, `img.draft`).
@@ -200,11 +224,18 @@ def _meets(x: str, y: str) -> bool:
         return True
     bx, nx, ux = _parse(x)
     by, ny, uy = _parse(y)
-    if nx is None or ny is None or (bx and by) or not (bx or by):
-        return False  # (two values, or two bounds: equal or not, as written)
+    if nx is None or ny is None or not (bx or by):
+        return False  # two values, not the same
     if _kind(ux) != _kind(uy) or (ux not in _SCALE) != (uy not in _SCALE):
         return False
     nx, ny = nx * _SCALE.get(ux, 1), ny * _SCALE.get(uy, 1)
+    if bx and by:
+        # Two bounds meet unless one's floor is above the other's ceiling
+        # ("at most 600" and "at most 300" agree; "at least 400", "at most 365" do not).
+        if bx == by:
+            return True
+        low, high = (nx, ny) if bx == ">=" else (ny, nx)
+        return low <= high
     bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
     return value <= limit if bound == "<=" else value >= limit
 

@@ -7,6 +7,7 @@ be met. Pure functions of text; `bot.contradictions` compares findings with them
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -95,7 +96,7 @@ _LITERAL = re.compile(
     r"|`([^`\n]{1,40})`\s*(?:이어야|여야|이여야)",
     re.I,
 )
-# "Do not set X to …", "말고": what follows is the value not wanted.
+# "Do not set X to …": what follows is the value not wanted.
 _NOT_THIS = re.compile(
     r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
     r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|하지\s*마",
@@ -103,37 +104,44 @@ _NOT_THIS = re.compile(
 )
 # "`1s` 말고 `30s`로", "`allkeys-lru`로 바꾸시면 안 되고 `volatile-lru`로": in
 # Korean what is not wanted comes first, and what is asked after.
-_NOT_THIS_KO = re.compile(r"말고|(?:으)?면\s*안\s*되고|(?:으)?면\s*안\s*됩니다[.,]?")
+_NOT_THIS_KO = re.compile(
+    r"(?:`[^`\n]+`|\d[\w.]*)\s*(?:으로|로)?\s*(?:[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*되고)")
 
 
 @lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings
 def setting_values(text: str) -> frozenset[str]:
     """The values a request asks for, each as `value@setting`: "set `TTL` to
-    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`.
-    The setting is the last name in backticks before the value in its clause
-    (empty when there is none). A value the clause asks *not* to set is none;
-    one it asks to remove is `!value@setting`."""
+    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`,
+    "600초 이하" is `<=600초@…` (a bound). The setting is read as
+    `_Settings.before` says (empty when none is named). A value the clause asks
+    *not* to set is none; one it asks to remove is `!value@setting`. Names asked
+    to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
+    and `-@name`."""
     out: set[str] = set()
     for clause in asked(text):
-        out.update(_presence(clause))
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
         before = text[:max(text.find(clause), 0)]
         refused = _NOT_THIS.search(clause)
         if refused:
-            clause = clause[: refused.start()]  # what is asked for comes before "do not set …"
+            # What is asked for comes before "do not set …" ("use `pnpm` and do
+            # not switch to `yarn`": `yarn` is not asked to be there).
+            out.update(v for v in _presence(clause[refused.start():]) if v.startswith("-@"))
+            clause = clause[: refused.start()]
+        out.update(_presence(clause))
         refused_ko = _NOT_THIS_KO.search(clause)
         skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
+        setting = _Settings(before, clause)
         removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
         spans = [(start, end.start() if end else len(clause)) for start, end in removed]
 
-        def add(value: str, at: int, key: str | None = None, clause: str = clause,
-                spans: list[tuple[int, int]] = spans, before: str = before,
+        def add(value: str, at: int, key: str | None = None,
+                spans: list[tuple[int, int]] = spans, setting: _Settings = setting,
                 skip: int = skip) -> None:
             if at < skip:
                 return
             if key is None:
-                key = _setting_before(before, clause[:at])
+                key = setting.before(at)
             gone = "!" if any(start <= at < end for start, end in spans) else ""
             out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
 
@@ -200,8 +208,11 @@ def _bound(clause: str, start: int, end: int) -> str:
 _PRESENT = re.compile(
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
-    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:을|를|로|으로)?\s*(?:다시\s*)?"
-    r"(?:추가|포함|활성화|사용|유지|바꾸|바꿔|변경|전환|복구|되돌)(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))",
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
+    # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
+    r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
+    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
+    r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))",
     re.I,
 )
 _ABSENT = re.compile(
@@ -226,33 +237,51 @@ def _presence(clause: str) -> set[str]:
     return out
 
 
-def _setting_before(point: str, head: str) -> str:
-    """The setting a value at the end of `head` (its clause so far) is given
-    to: inside its code span (`max_delay=300`); else the clause's last name in
-    backticks, a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`,
-    `Cache-Control`) before any other (`prod`, a profile); else, when the
-    clause refers back to it, a setting named earlier in the point
-    ("`SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`"); "" when
-    none is named ("48KB → 83KB로 늘어나니" gives no setting a value)."""
-    inside = _OPEN_ASSIGNMENT.search(head)
-    if inside:
-        return str(inside.group(1)).lower()
-    names = [m.group(1) for m in _SETTING.finditer(head)
-             if not w.PATH.fullmatch(m.group(1)) and m.group(1).lower() not in _LITERAL_WORDS
-             and not _GIVEN.match(head, m.end())]  # (`allkeys-lru`로: a value given)
-    settings = [n for n in names if _SETTING_NAME.fullmatch(n)]
-    if not names and _REFERS.search(head):
-        # "Set it to …", "기본값은 …": the setting the point named before.
-        settings = [n for n in _SETTING.findall(point) if _SETTING_NAME.fullmatch(n)]
-    found: list[str] = settings or names
-    return found[-1].lower() if found else ""
+class _Settings:
+    """The settings a clause names, read once, for each value in it."""
+
+    def __init__(self, before: str, clause: str) -> None:
+        self.clause = clause
+        # Each name in backticks (not one given as a value: "`allkeys-lru`로"),
+        # where it ends, and the last setting-looking name up to it.
+        self.ends: list[int] = []
+        self.names: list[str] = []
+        self.last_setting: list[str | None] = []
+        for m in _SETTING.finditer(clause):
+            name = m.group(1)
+            if (w.PATH.fullmatch(name) or name.lower() in _LITERAL_WORDS
+                    or _GIVEN.match(clause, m.end())):
+                continue
+            setting = name if _SETTING_NAME.fullmatch(name) else (
+                self.last_setting[-1] if self.last_setting else None)
+            self.ends.append(m.end())
+            self.names.append(name)
+            self.last_setting.append(setting)
+        self.earlier = [n for n in _SETTING.findall(before) if _SETTING_NAME.fullmatch(n)]
+
+    def before(self, at: int) -> str:
+        """The setting a value at `at` is given to: inside its code span
+        (`max_delay=300`); else the clause's last name in backticks before it,
+        a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`, `Cache-Control`)
+        before any other (`prod`, a profile); else, when the clause refers back
+        ("Set it to …", "기본값은 …"), a setting named earlier in the point; ""
+        when none is named ("48KB → 83KB로 늘어나니" gives no setting a value)."""
+        inside = _OPEN_ASSIGNMENT.search(self.clause, max(0, at - 90), at)
+        if inside:
+            return str(inside.group(1)).lower()
+        last = bisect_right(self.ends, at) - 1
+        if last >= 0:
+            return (self.last_setting[last] or self.names[last]).lower()
+        if self.earlier and _REFERS.search(self.clause, 0, at):
+            return str(self.earlier[-1]).lower()
+        return ""
 
 
 # A `key: value` span followed by the object particle, then "…로 설정/바꿔":
 # the setting as it stands, being changed to another value.
 _CHANGED_FROM = re.compile(r"\s*(?:을|를|은|는)\s.*?`[^`\n]+`\s*(?:으로|로)\s*\S", re.S)
 _GIVEN = re.compile(r"\s*(?:으로|로)(?![가-힣])")
-_REFERS = re.compile(r"\b(?:it|its|this|that)\b|기본값|값(?:은|을|이|도)\s|이\s*값|그\s*값|해당", re.I)
+_REFERS = re.compile(r"\b(?:it|its)\b|기본값|값(?:은|을|이|도)\s|이\s*값|그\s*값|해당", re.I)
 _OPEN_ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*=?\s*$")
 # What a setting's name looks like: SESSION_TTL, max_age, Cache-Control.
 _SETTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
@@ -348,8 +377,8 @@ _HANGUL_WORD = re.compile(r"[가-힣]+")
 
 
 _OPPOSE = re.compile(
-    r"반대합니다|반대입니다|반대하|동의하지\s*않|동의하기\s*(?:어렵|힘듭)"
-    r"|\b(?:disagree|oppose|object\s+to|push\s+back\s+on)\b",
+    r"반대합니다|반대입니다|반대하(?!지\s*않)|동의하지\s*않|동의하기\s*(?:어렵|힘듭)"
+    r"|(?<!n't\s)(?<!not\s)\b(?:disagree|oppose|object\s+to|push\s+back\s+on)\b",
     re.I,
 )
 

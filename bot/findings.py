@@ -293,7 +293,11 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
 
 
 def _cells(row: str) -> list[str]:
-    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+    """A table row's cells (a "|" inside a code span, `a|b`, is no border)."""
+    return [cell.strip() for cell in _split(_CELL_BORDER, row.strip().strip("|"))]
+
+
+_CELL_BORDER = re.compile(r"\|")
 
 
 def _table_row(row: str, header: list[str]) -> str:

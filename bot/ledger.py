@@ -14,16 +14,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from bot import wording as w
-from bot.contradictions import places, probe, reversals, reverses
-from bot.demands import (
-    asked_verbs,
-    direction,
-    opposed,
-    prohibited,
-    requests,
-    setting_values,
-    unopposed,
-)
+from bot.contradictions import demands_of, probe, reversals, reverses
+from bot.demands import requests
 from bot.finding import (
     LOOSE,
     MATCH,
@@ -152,7 +144,7 @@ def _judge_author(
             whole = replace(clause, topic=point_topic[point])
             targets, best = match_targets(whole, pool, order=mine)
             clause = whole if targets else clause
-        asking = probe(clause.topic, text) if clause.act is Act.FINDING and (
+        asking = probe(clause.topic, text, author, others) if clause.act is Act.FINDING and (
             targets or (rivals and not clause.asserted)) else None
         reversing = [f for f in rivals if reverses(asking, f)] if (
             asking is not None and rivals and not clause.asserted) else []
@@ -275,13 +267,7 @@ def _judge_author(
             anchors=sorted(point_topic[point].anchors),
             terms=sorted(point_topic[point].terms),
             raised_round=round_no,
-            direction=direction(point_text[point]),
-            prohibits=sorted(prohibited(point_text[point])),
-            asks=sorted(asked_verbs(point_text[point])),
-            values=sorted(setting_values(point_text[point])),
-            opposes=sorted(opposed(point_text[point], others)),
-            agrees=sorted(unopposed(point_text[point], others)),
-            places=sorted(places(topic(requests(point_text[point])))),
+            **demands_of(point_text[point], others),
         )
         new.append(finding)
         point_finding[point] = finding

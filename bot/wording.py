@@ -330,10 +330,11 @@ GENERAL = words(
 )
 # A table's rule line under its header ("|---|:--:|"), and a header naming the
 # column of what is asked for ("requested", "must be", "요청", "변경 후").
-TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+# (Possessive: a line of 30,000 spaces must not take seconds.)
+TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 WANTED_COLUMN = re.compile(
     r"\b(?:requested|request|must\s+be|should\s+be|wanted|expected|target|proposed|fix|ask)\b"
-    r"|요청|변경\s*후|권장|목표|기대|수정\s*안|제안",
+    r"|요청(?!자)|변경\s*후|권장|목표|기대|수정\s*안|제안",
     re.I,
 )
 BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
@@ -429,10 +430,13 @@ NO_CONCERN = words(
 # no conflict (and, from a reviewer, no point).
 NO_CONFLICT = words(
     r"(?:충돌|상충|모순|겹치)(?:하지\s*않|되지\s*않|지\s*않|(?:은|이|도)?\s*없)"
-    r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있"
-    r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)|\bnot\s+(?:in\s+)?(?:conflict|contradiction)"
+    # ("동시에 만족할 수 있는 값이 없습니다" is no way to meet both.)
+    r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있(?!는\s*\S+\s*없)"
+    r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)"
+    # ("must not conflict with the login limit" asks for something.)
+    r"|(?<!must\s)(?<!should\s)(?<!shall\s)\bnot\s+(?:in\s+)?(?:conflict|contradiction)"
     r"|\bno\s+(?:conflict|contradiction)|\bboth\s+can\s+be\s+(?:met|done|satisfied)|\bcan\s+(?:both\s+be\s+met|satisfy\s+both|do\s+both)"
-    r"|\bcompatible\b",
+    r"|\b(?:are|is)\s+compatible\b",
     re.I,
 )
 # "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the

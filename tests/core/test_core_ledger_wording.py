@@ -803,3 +803,45 @@ def test_still_inside_a_point_about_one_finding_is_about_that_one() -> None:
         "On `force_destroy`: make it a variable per environment. As it stands prod can still "
         "be wiped."])], owner, 2)
     assert out.events == {"F2": "repeated"}
+
+
+def test_review_cases_bounds_presence_refusals_conflicts_and_tables() -> None:
+    def asking(author: str, values: list[str]) -> Finding:
+        return Finding(label="F1", author=author, summary="", anchors=["code:timeout"],
+                       values=values)
+
+    # Two bounds meet unless one's floor is above the other's ceiling.
+    assert not reverses(asking("a", ["<=600s@timeout"]), asking("b", ["<=300s@timeout"]))
+    assert not reverses(asking("a", [">=300일@timeout"]), asking("b", ["<=365일@timeout"]))
+    assert reverses(asking("a", [">=400일@timeout"]), asking("b", ["<=365일@timeout"]))
+    # "`X`를 변경" changes X; it does not ask X to be there. "do not switch to `yarn`"
+    # does not ask for `yarn`.
+    assert setting_values("`allkeys-lru`를 변경해 주세요.") == frozenset()
+    assert setting_values("Please use `pnpm` and do not switch to `yarn`.") == {"+@pnpm"}
+    # "말고" / "면 안 되고" refuse the value or name just before them, not everything.
+    assert setting_values("`ttl`을 30s로 설정하고 캐시는 쓰지 말고 그대로 두세요.") == {"30s@ttl"}
+    assert setting_values("`timeout`은 600초 이하여야 하고 이를 넘기면 안 됩니다.") == {
+        "<=600초@timeout"}
+    # "that" as a conjunction refers back to nothing.
+    assert setting_values("`SESSION_TTL` is 3600 today. Make sure that the cache timeout "
+                          "is 30s.") == {"30s@"}
+    # A conflict denied, asked for, or stated without a way out.
+    assert reviewer_clause("The new parser is not backward compatible and must keep the "
+                           "old format.").act is Act.FINDING
+    assert reviewer_clause("The retry budget must not conflict with the login rate limit; "
+                           "please add a cap.").act is Act.FINDING
+    assert declares_conflict("F1과 F2는 충돌합니다. 두 요청을 동시에 만족할 수 있는 값이 없습니다.")
+    from bot.demands import opposed
+
+    assert not opposed("반대하지 않습니다, sec-bot 요청대로 하셔도 됩니다.", {"sec-bot"})
+    assert not opposed("I don't object to sec-bot's request.", {"sec-bot"})
+    fixed = Finding(label="F1", author="sec-bot", summary="", status=FindingStatus.FIXED,
+                    anchors=["code:rate_limit"])
+    rollout = Finding(label="F2", author="sre-bot", summary="", anchors=["code:rate_limit"],
+                      asks=sorted(asked_verbs("Please roll out `rate_limit` to staging first.")))
+    assert not reverses(rollout, fixed)
+    # Tables: GFM's ":-:" rules, "요청자" is who asked, a "|" in a code span.
+    assert [p for _, p in items(["| key | 요청자 |\n|:-:|---|\n| `gzip_level` | perf-bot |"])] == [
+        "| `gzip_level` | perf-bot |"]
+    assert [p for _, p in items(["| key | requested |\n|---|---|\n| `sep` | `a|b` |"])] == [
+        "| `sep` | `a|b` | — must be `a|b`."]
