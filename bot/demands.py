@@ -76,7 +76,8 @@ def requests(text: str) -> str:
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
     r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\d)"
-    r"|`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
+    # (From a number's first digit only: a long run of digits is read once.)
+    r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
     re.I,
 )
 
@@ -105,7 +106,7 @@ _NOT_THIS = re.compile(
 # "`1s` 말고 `30s`로", "`allkeys-lru`로 바꾸시면 안 되고 `volatile-lru`로": in
 # Korean what is not wanted comes first, and what is asked after.
 _NOT_THIS_KO = re.compile(
-    r"(?:`[^`\n]+`|\d[\w.]*)\s*(?:으로|로)?\s*(?:[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*되고)")
+    r"(?:`[^`\n]+`|(?<![\w.])\d[\w.]*+)\s*(?:으로|로)?\s*(?:[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*되고)")
 
 
 @lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings

@@ -14,7 +14,7 @@ import re
 from bot.alternation import words
 
 # -- anchors -----------------------------------------------------------------
-PATH = re.compile(r"(?<![\w/.])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
+PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
 CODE = re.compile(r"`([^`\n]{1,80})`")
 IDENT = re.compile(r"\b([a-z_][a-z0-9_]*\(\)|[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+)")
 NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
@@ -156,7 +156,9 @@ for _concept, _words in _CONCEPTS.items():
 
 # -- what a clause does --------------------------------------------------------
 # A commit hash: 7-40 hex digits with at least one digit and one letter.
-HASH = r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}"
+# (The lookaheads look no further than a hash is long: a 30,000-digit line
+# must not be scanned again from every digit.)
+HASH = r"(?=[0-9a-f]{0,39}\d)(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}"
 # "Fixed" as a verb, not "fixed window", "fixed-size", "fixed rate".
 FIXED_WORD = (r"fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length"
               r"|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)")
@@ -345,12 +347,15 @@ STATUS_PREFIX = re.compile(
     re.I,
 )
 SENTENCE = re.compile(r"(?<![eE]\.g\.)(?<![iI]\.e\.)(?<!etc\.)(?<!vs\.)(?<=[.!?。])\s+|(?<=다\.)|(?<=요\.)")
+# (A space run is tried from its first space only, and once: a message of
+# 30,000 spaces must not take seconds to cut.)
 CLAUSE = words(
-    r",?\s+\bbut\b\s+|;\s+|,?\s+\bhowever\b,?\s+|,?\s+\bwhile\b\s+|,?\s+\bwhereas\b\s+"
+    r"(?<!\s),?\s++\bbut\b\s+|;\s+|(?<!\s),?\s++\bhowever\b,?\s+|(?<!\s),?\s++\bwhile\b\s+"
+    r"|(?<!\s),?\s++\bwhereas\b\s+"
     # The connective stays with its half: "다시 확인했는데" (I checked, and …)
     # is not "확인했습니다" (confirmed).
     r"|(?<=[가-힣]지만|[가-힣]는데),\s*|(?<=[가-힣]고),\s*|(?<=[가-힣]지만|[가-힣]으나)\s+"
-    r"|\s+(?:하지만|다만|그런데|그러나)\s+",
+    r"|(?<!\s)\s++(?:하지만|다만|그런데|그러나)\s+",
     re.I,
 )
 # Ordinal selectors: which of the author's findings a clause points at.
@@ -421,7 +426,7 @@ ANNOUNCE = words(
 NO_CONCERN = words(
     r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
-    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?\s*더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
+    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
     re.I,
@@ -442,7 +447,7 @@ NO_CONFLICT = words(
 # "`e72c915`에서도 여유분이 적용되지 않습니다", "`e72c915` still doesn't …": the
 # owner's commit named and found wanting is the fix rejected, not a new point.
 FIX_REJECTED = words(
-    HASH + r"`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
+    r"(?<![0-9a-f])" + HASH + r"`?\s*(?:에서도|에서는|에서|로도|로는|에도|도|은|는)"
     r"(?![가-힣])[^.;\n]{0,80}?(?:지\s*않|안\s*됩|안\s*되|못\s*했|그대로|동일|똑같|마찬가지|같습니다)"
     r"|\b" + HASH + r"\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
     r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?" + HASH + r"\b`?,?\s+(?:it\s+)?"

@@ -845,3 +845,16 @@ def test_review_cases_bounds_presence_refusals_conflicts_and_tables() -> None:
         "| `gzip_level` | perf-bot |"]
     assert [p for _, p in items(["| key | requested |\n|---|---|\n| `sep` | `a|b` |"])] == [
         "| `sep` | `a|b` | — must be `a|b`."]
+
+
+def test_long_unbroken_lines_are_read_like_any_other() -> None:
+    """A 30,000-character run (a minified line, a digest, padding) is read in
+    one pass; several patterns used to try it again from every character
+    (minutes of CPU on the event loop). Correctness only: nothing here times."""
+    for text in (" " * 30_000 + "x", "a" * 30_000, "1" * 30_000, "ab12" * 7_500,
+                 "-" * 30_000, ", " * 15_000, "`x` still " * 3_000, "=1" * 15_000):
+        clause = reviewer_clause(text)
+        assert clause.act in (Act.FINDING, Act.FACT, Act.REFERENCE), text[:10]
+        assert owner_clause(text).act in (Act.FACT, Act.FIX), text[:10]
+        assert all(not v.startswith("!") for v in setting_values(text)), text[:10]
+        judge_round([], [("rev", [text])], None, 1)
