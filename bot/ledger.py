@@ -95,9 +95,6 @@ def _judge_author(
     for point, text, _ in parsed:
         point_text[point] = point_text.get(point, "") + " " + text
     by_number = _reply_numbers(parsed, numbers, mine)
-    # The turn says a fix did not work ("해결되지 않았습니다", "still fails").
-    doubts = any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
-                 for _, t, c in parsed)
     # Other reviewers' points this turn could reverse (several reviewers only).
     rivals = [f for f in findings if f.author != author and f.status in REVERSIBLE]
     for point, _, clause in parsed:
@@ -192,7 +189,7 @@ def _judge_author(
                 # "both look right", "모두 확인했습니다": not a point the owner refused.
                 kept = [f for f in open_before if owner.get(f.label) is not OwnerAction.DECLINE]
                 targets = kept or open_before
-            if not targets and doubts:
+            if not targets and _doubts(parsed):
                 # "스테이징에서 다시 확인했습니다. … 해결되지 않았습니다": a check
                 # that found the fix wanting acknowledges nothing by itself.
                 continue
@@ -293,6 +290,12 @@ def _judge_author(
         out.raised.append(finding.label)
         _supersede(finding, mine, repeated, round_no, out)
     findings.extend(new)
+
+def _doubts(parsed: list[tuple[int, str, Clause]]) -> bool:
+    """The turn says a fix did not work ("해결되지 않았습니다", "still fails").
+    (Asked only for a bare acknowledgement, not for every clause.)"""
+    return any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
+               for _, t, c in parsed)
 
 def _lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
     """The finding stands for one point of the turn, not several."""
