@@ -16,7 +16,6 @@ from bot.demands import (
     opposed,
     prohibited,
     requests,
-    setting_values,
     unopposed,
 )
 from bot.finding import (
@@ -32,6 +31,7 @@ from bot.findings import (
     score,
     topic,
 )
+from bot.values import setting_values
 from bot.wording import LABEL
 
 

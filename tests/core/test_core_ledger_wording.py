@@ -6,7 +6,7 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.contradictions import reverses
-from bot.demands import asked, asked_verbs, declares_conflict, prohibited, setting_values, values
+from bot.demands import asked, asked_verbs, declares_conflict, prohibited
 from bot.finding import Finding, FindingStatus, OwnerAction
 from bot.findings import (
     Act,
@@ -21,6 +21,7 @@ from bot.findings import (
 from bot.ledger import judge_round
 from bot.models import Role, Trigger
 from bot.owner_turn import read_owner
+from bot.values import setting_values, values
 
 
 def test_checked_again_and_it_still_fails_is_not_an_acknowledgement() -> None:

@@ -1,0 +1,263 @@
+"""The values a request gives to settings, for contradictions between
+reviewers: "set `TTL` to 30" is `30@ttl`, "600초 이하" is `<=600초@…`, "add
+`--frozen-lockfile`" is `+@--frozen-lockfile`. Pure functions of text;
+`bot.contradictions` compares findings with them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import lru_cache
+
+from bot import wording as w
+from bot.demands import asked
+
+_VALUE = re.compile(
+    r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
+    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?"
+    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
+    re.I,
+)
+
+
+# A value given to a setting, whatever follows: "to 86400 and …", "= 0",
+# "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
+_SET_VALUE = re.compile(
+    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\d)"
+    # (From a number's first digit only: a long run of digits is read once.)
+    r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
+    re.I,
+)
+
+
+# A literal given to a setting: `= "None"`, "has to stay `*`", "keep `"Lax"`",
+# "to the explicit list `[…]`".
+_LITERAL = re.compile(
+    # (An assignment's "=", not a comparison's "==", "!=", "<=".)
+    r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
+    # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
+    r"|`([^`\n]{1,40})`\)?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
+    # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
+    r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
+    # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
+    r"|`([^`\n]{1,40})`\s*(?:이어야|여야|이여야)",
+    re.I,
+)
+# "Do not set X to …": what follows is the value not wanted.
+_NOT_THIS = re.compile(
+    r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
+    r"(?:set|use|change|make|put|go|switch|raise|lower|increase|decrease|allow)\b|하지\s*마",
+    re.I,
+)
+# "`1s` 말고 `30s`로", "`allkeys-lru`로 바꾸시면 안 되고 `volatile-lru`로": in
+# Korean what is not wanted comes first, and what is asked after.
+_NOT_THIS_KO = re.compile(
+    r"(?:`[^`\n]+`|(?<![\w.])\d[\w.]*+)\s*(?:으로|로)?\s*(?:[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*되고)")
+
+
+@lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings
+def setting_values(text: str) -> frozenset[str]:
+    """The values a request asks for, each as `value@setting`: "set `TTL` to
+    30" is `30@ttl`, "`Cache-Control: no-store`" is `=no-store@cache-control`,
+    "600초 이하" is `<=600초@…` (a bound). The setting is read as
+    `_Settings.before` says (empty when none is named). A value the clause asks
+    *not* to set is none; one it asks to remove is `!value@setting`. Names asked
+    to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
+    and `-@name`."""
+    out: set[str] = set()
+    for clause in asked(text):
+        # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
+        # setting may be named in the point before the clause that asks.
+        before = text[:max(text.find(clause), 0)]
+        refused = _NOT_THIS.search(clause)
+        if refused:
+            # What is asked for comes before "do not set …" ("use `pnpm` and do
+            # not switch to `yarn`": `yarn` is not asked to be there).
+            out.update(v for v in _presence(clause[refused.start():]) if v.startswith("-@"))
+            clause = clause[: refused.start()]
+        out.update(_presence(clause))
+        refused_ko = _NOT_THIS_KO.search(clause)
+        skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
+        setting = _Settings(before, clause)
+        removed = [(m.end(), _REMOVE_END.search(clause, m.end())) for m in _REMOVE.finditer(clause)]
+        spans = [(start, end.start() if end else len(clause)) for start, end in removed]
+
+        def add(value: str, at: int, key: str | None = None,
+                spans: list[tuple[int, int]] = spans, setting: _Settings = setting,
+                skip: int = skip) -> None:
+            if at < skip:
+                return
+            if key is None:
+                key = setting.before(at)
+            gone = "!" if any(start <= at < end for start, end in spans) else ""
+            out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
+
+        for match in _VALUE.finditer(clause):
+            number, unit = match.group(1), (match.group(2) or "").lower()
+            if len(number) >= 2 or unit:
+                add(_bound(clause, match.start(1), match.end()) + number + unit, match.start(1))
+        for match in _SET_VALUE.finditer(clause):
+            number = match.group(1) or match.group(3)
+            add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
+        for match in _LITERAL.finditer(clause):
+            quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
+            literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
+                       or match.group(7) or "")
+            literal = literal.strip().strip("\"'").lower()
+            key = None
+            assigned = bool(spanned or match.group(5)) and "=" in literal
+            if assigned:  # `PRAGMA synchronous=FULL`: the value of `synchronous`
+                name, literal = (part.strip() for part in literal.rsplit("=", 1))
+                name = name.split()[-1] if name.split() else name
+                key = name if _CODE_NAME.fullmatch(name) else None
+            if keyed:
+                key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
+                if _CHANGED_FROM.match(clause, match.end()):
+                    continue  # "`retention_period: 720h`를 `8760h`로": what it is now
+            named = (spanned or match.group(5) or match.group(7) or "").strip()
+            # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
+            constant = (named.isupper() and "_" not in named) or (
+                named.istitle() and named.isalpha())
+            if named and not (assigned or constant or named.startswith(("'", '"'))) and (
+                _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false")
+            ):
+                continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
+            at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
+            if _NUMBER_VALUE.fullmatch(literal):
+                add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
+            elif literal:
+                add("=" + " ".join(literal.split()), at, key)
+    return frozenset(out)
+
+
+# "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
+_UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|or\s+less|max(?:imum)?\b)", re.I)
+_LOWER_AFTER = re.compile(r"`?\s*(?:이상|or\s+more|min(?:imum)?\b)", re.I)
+_UPPER_BEFORE = re.compile(r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|최대)\s*`?$", re.I)
+_LOWER_BEFORE = re.compile(r"(?:at\s+least|above|no\s+less\s+than|최소)\s*`?$", re.I)
+
+
+def _bound(clause: str, start: int, end: int) -> str:
+    """"<=" for an upper bound, ">=" for a lower one, "" for a value. (The word
+    after the number decides first: "최소한 600초 이하로" is at most 600.)"""
+    if _UPPER_AFTER.match(clause, end):
+        return "<="
+    if _LOWER_AFTER.match(clause, end):
+        return ">="
+    before = clause[max(0, start - 20):start]
+    return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
+
+
+# "Add `--frozen-lockfile`", "`X`로 바꾸고", "switch to `X`" ask that a name be
+# there; "remove `X`", "`X`를 쓰지 말고", "instead of `X`" that it be gone. Kept
+# as `+@x` and `-@x`: another reviewer asking the opposite about the same name
+# reverses the request.
+_PRESENT = re.compile(
+    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
+    # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
+    r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
+    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
+    r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))",
+    re.I,
+)
+_ABSENT = re.compile(
+    r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
+    r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:을|를|는|은)?\s*"
+    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜)지\s*(?:말|마|않))",
+    re.I,
+)
+_NAME = re.compile(r"[\w.:/-]+")
+
+
+def _presence(clause: str) -> set[str]:
+    out: set[str] = set()
+    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT)):
+        for match in pattern.finditer(clause):
+            name = (match.group(1) or match.group(2)).strip().lower().rstrip("()").strip()
+            if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
+                    and name not in _LITERAL_WORDS and not _NUMBER_VALUE.fullmatch(name)):
+                out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it
+    return out
+
+
+class _Settings:
+    """The settings a clause names, read once, for each value in it."""
+
+    def __init__(self, before: str, clause: str) -> None:
+        self.clause = clause
+        # Each name in backticks (not one given as a value: "`allkeys-lru`로"),
+        # where it ends, and the last setting-looking name up to it.
+        self.ends: list[int] = []
+        self.names: list[str] = []
+        self.last_setting: list[str | None] = []
+        for m in _SETTING.finditer(clause):
+            name = m.group(1)
+            if (w.PATH.fullmatch(name) or name.lower() in _LITERAL_WORDS
+                    or _GIVEN.match(clause, m.end())):
+                continue
+            setting = name if _SETTING_NAME.fullmatch(name) else (
+                self.last_setting[-1] if self.last_setting else None)
+            self.ends.append(m.end())
+            self.names.append(name)
+            self.last_setting.append(setting)
+        self.earlier = [n for n in _SETTING.findall(before) if _SETTING_NAME.fullmatch(n)]
+
+    def before(self, at: int) -> str:
+        """The setting a value at `at` is given to: inside its code span
+        (`max_delay=300`); else the clause's last name in backticks before it,
+        a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`, `Cache-Control`)
+        before any other (`prod`, a profile); else, when the clause refers back
+        ("Set it to …", "기본값은 …"), a setting named earlier in the point; ""
+        when none is named ("48KB → 83KB로 늘어나니" gives no setting a value)."""
+        inside = _OPEN_ASSIGNMENT.search(self.clause, max(0, at - 90), at)
+        if inside:
+            return str(inside.group(1)).lower()
+        last = bisect_right(self.ends, at) - 1
+        if last >= 0:
+            return (self.last_setting[last] or self.names[last]).lower()
+        if self.earlier and _REFERS.search(self.clause, 0, at):
+            return str(self.earlier[-1]).lower()
+        return ""
+
+
+# A `key: value` span followed by the object particle, then "…로 설정/바꿔":
+# the setting as it stands, being changed to another value.
+_CHANGED_FROM = re.compile(r"\s*(?:을|를|은|는)\s.*?`[^`\n]+`\s*(?:으로|로)\s*\S", re.S)
+_GIVEN = re.compile(r"\s*(?:으로|로)(?![가-힣])")
+_REFERS = re.compile(r"\b(?:it|its)\b|기본값|값(?:은|을|이|도)\s|이\s*값|그\s*값|해당", re.I)
+_OPEN_ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*=?\s*$")
+# What a setting's name looks like: SESSION_TTL, max_age, Cache-Control.
+_SETTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"
+                           r"|[A-Z][a-z]+(?:-[A-Z][a-z]+)+")
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a request asks for: "set it to 30", "365일 이상", "`1s`로",
+    "= `"None"`", "stay `*`" (`setting_values` without the settings and
+    without what it asks to remove)."""
+    return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text)
+                     if not v.startswith(("!", "+", "-")))
+
+
+# "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or
+# comma, is taken away, not asked for.
+_REMOVE = re.compile(r"\b(?:remove|drop|delete|get\s+rid\s+of|strip)\b", re.I)
+_REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
+
+
+_LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
+# A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
+# (not a path, a route or an expression).
+_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*)(?:\s*[=:][^`]*)?`", re.I)
+_NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
+
+
+# A bare name in backticks after "to" ("switch to `orjson`") is a name, not a value.
+_CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*(?:\(\))?")
