@@ -32,7 +32,7 @@ from bot.findings import (
     topic,
 )
 from bot.values import setting_values
-from bot.wording import LABEL
+from bot.wording import CODE, LABEL, PATH, URL, is_file
 
 
 def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
@@ -89,7 +89,7 @@ def demands_of(text: str, others: set[str]) -> Demands:
     return Demands(
         direction=direction(text), values=sorted(setting_values(text)),
         prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)),
-        places=sorted(places(topic(requests(text)))),
+        places=sorted(places(requests(text)) or _config_places(text)),
         opposes=sorted(opposed(text, others)), agrees=sorted(unopposed(text, others)),
     )
 
@@ -104,7 +104,7 @@ def reverses(a: Finding, b: Finding) -> bool:
               if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
     if not shared:
         return False
-    if not any(x.startswith("code:") for x in shared) and any(
+    if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
         return False  # one file, two settings or functions: two anchors, not one
@@ -112,8 +112,7 @@ def reverses(a: Finding, b: Finding) -> bool:
         return False  # it said they do not conflict
     if b.author in a.opposes or a.author in b.opposes:
         return True
-    places_a, places_b = set(a.places), set(b.places)
-    if places_a and places_b and not places_a & places_b:
+    if a.places and b.places and not _same_place(a.places, b.places):
         # `CELERY_CONCURRENCY` in `staging.env` and in `prod.env`, `gzip` for
         # `/static/` and for `/api/`: one name, two places, both can be met.
         return False
@@ -129,29 +128,51 @@ def reverses(a: Finding, b: Finding) -> bool:
         if any(v in other.asks and v not in other.prohibits for v in one.prohibits):
             return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
-    code = any(x.startswith("code:") for x in shared)
-    return code and _other_value(a, b)
+    return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
 _REVERT = frozenset({"revert", "undo", "rollback", "되돌", "원복", "롤백"})  # (not "roll out")
 
 
-# Extensions of the files a finding can be about (not `t3.large`, `img.draft`).
-_FILE_EXTENSIONS = frozenset(
-    "py pyi js jsx ts tsx mjs go rs java kt kts rb php cs c cc cpp h hpp swift sql yaml yml json "
-    "toml ini cfg conf env properties xml html css scss sh tf tfvars gradle proto graphql vue "
-    "svelte md txt lock dockerfile".split())
+def _names_setting(anchor: str) -> bool:
+    """A name in code, or a dotted one that is no file (`limits.memory`)."""
+    kind, _, name = anchor.partition(":")
+    return kind == "code" or (kind == "path" and not is_file(name))
 
 
-def places(t: Topic) -> frozenset[str]:
-    """The files (by name) and routes (`/api/`, `/v1/orders`) a request names."""
-    out = set()
-    for anchor in t.anchors:
+def places(text: str) -> frozenset[str]:
+    """The files (by path as written) and routes (`/api/`, `/v1/orders`) a
+    request names."""
+    out = {"path:" + m.group(1).lower() for m in PATH.finditer(URL.sub(" ", text))
+           if is_file(m.group(1))}
+    for span in CODE.findall(text):
+        # `GET /api/v1/catalog`: the route a method is asked for.
+        out.update("code:" + word.lower().rstrip(".,") for word in span.split()
+                   if word.startswith("/") and len(word) > 1)
+    for anchor in topic(text).anchors:
         kind, _, name = anchor.partition(":")
-        if kind == "path" and name.rsplit(".", 1)[-1] in _FILE_EXTENSIONS:
-            out.add(anchor)
-        elif kind == "code" and name.startswith("/") and len(name) > 1:
+        if kind == "code" and len(name) > 1 and (name.startswith("/") or name.endswith("/")):
+            # A route (`/api/`) or a folder or key prefix (`tmp/`, `invoices/`).
             out.add(anchor)
     return frozenset(out)
+
+
+_CONFIG = frozenset("env yaml yml toml ini cfg conf properties json tf tfvars".split())
+
+
+def _config_places(text: str) -> frozenset[str]:
+    """Where a request that names no place is asked: a configuration file its
+    point names ("`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. 2로
+    낮춰 주세요"), not the code its argument cites."""
+    return frozenset(p for p in places(text)
+                     if not p.startswith("path:") or p.rsplit(".", 1)[-1] in _CONFIG)
+
+
+def _same_place(a: list[str], b: list[str]) -> bool:
+    """Some place of `a` is one of `b`: the same route, or the same file, one
+    path being the end of the other (`hpa.yaml` and `overlays/prod/hpa.yaml`,
+    not `overlays/staging/hpa.yaml` and `overlays/prod/hpa.yaml`)."""
+    return any(x == y or (x.startswith("path:") and y.startswith("path:") and (
+        x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in a for y in b)
 
 
 def _names(finding: Finding, setting: str) -> bool:
@@ -187,8 +208,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
     if present & {v[2:] for v in b.values if v.startswith("-@")} or absent & {
             v[2:] for v in b.values if v.startswith("+@")}:
         return True
+    if _cache_conflict(a, b):
+        return True
     va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-"))])
     vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-"))])
+    if "cache-control" in va and "cache-control" in vb:
+        # Directives, not one value: "no-store" and "private" hold together.
+        del va["cache-control"], vb["cache-control"]
     if not va or not vb:
         return False
     common = (va.keys() & vb.keys()) - {""}
@@ -205,6 +231,32 @@ def _other_value(a: Finding, b: Finding) -> bool:
         # "300초" and "5MB": a time and a size are two settings (a bare 30 may be either).
         return False
     return not _compatible(mine_all, theirs_all)
+
+
+def _cache_directives(finding: Finding) -> set[str]:
+    """The `Cache-Control` directives a finding asks for: "no-store",
+    "private", "max-age" (above zero)..."""
+    out: set[str] = set()
+    for value in finding.values:
+        literal, _, key = value.rpartition("@")
+        if key == "cache-control" and literal.startswith("="):
+            out.update(d.split("=", 1)[0].strip() for d in literal[1:].split(",")
+                       if not d.strip().endswith("=0"))
+        elif key in ("max-age", "s-maxage") and literal[:1].isdigit() and literal.strip("0"):
+            out.add(key)
+    return out
+
+
+# Directives no response can carry together: one forbids what the other asks.
+_CACHE_EXCLUSIVE = (({"no-store"}, {"max-age", "s-maxage", "public", "immutable"}),
+                    ({"private"}, {"public", "s-maxage"}))
+
+
+def _cache_conflict(a: Finding, b: Finding) -> bool:
+    """"`Cache-Control` must be `no-store`" against "raise it to
+    `max-age=3600`": two directives of one header that cannot both hold."""
+    da, db = _cache_directives(a), _cache_directives(b)
+    return any((x & da and y & db) or (x & db and y & da) for x, y in _CACHE_EXCLUSIVE)
 
 
 # Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.

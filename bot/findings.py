@@ -281,7 +281,7 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 quoting = True
                 continue
             quoting = False
-            text = w.STATUS_PREFIX.sub("", line.text).strip()
+            text = _plain(w.STATUS_PREFIX.sub("", line.text).strip())
             if not text or (w.HEADING.match(text) and len(text) < 60 and not _says_again(text)):
                 continue  # ("CI still fails, same output:" above a log says it again)
             if line.text.startswith((" ", "\t")) and points and not w.BULLET.match(line.text):
@@ -290,6 +290,21 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 points.append(text)
                 quote_of.append(quote)
     return points, quote_of
+
+
+# Markdown emphasis: "Please do **not** redirect" says "do not redirect".
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\w)([^*\n]{1,80}?)(?<=\w)\1(?![\w*])")
+
+
+def _plain(text: str) -> str:
+    """The line without emphasis markers (outside code spans)."""
+    if "*" not in text:
+        return text
+    if "`" not in text:
+        return _EMPHASIS.sub(r"\2", text)
+    spans = [m.span() for m in w.CODE.finditer(text)]
+    return _EMPHASIS.sub(lambda m: m.group(0) if any(a < m.start() < b for a, b in spans)
+                         else m.group(2), text)
 
 
 def _cells(row: str) -> list[str]:
@@ -379,10 +394,12 @@ def reviewer_clause(text: str) -> Clause:
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and not w.REQUEST.search(
         w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", text)))
-    ):
+    ) and not w.READ_REPLY.search(text):
         act = Act.ACK
     elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):
-        act = Act.FINDING
+        # "두 가지 모두 고쳐져야 합니다", "the rest must be fixed": asks again
+        # for what is open, naming nothing new.
+        act = Act.REFERENCE if (everything or remaining) and thin else Act.FINDING
     elif (w.REFERENCE.search(text) and (ordinals or remaining or everything or labels)) or (
         remaining and thin
     ):

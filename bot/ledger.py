@@ -247,6 +247,10 @@ def _judge_author(
                 del tentative[point]  # the point asks for something: a finding of its own
             continue
         twin, _ = match_targets(clause, new)
+        if reversal and twin and point_finding.get(point) is not twin[0]:
+            # The opposite of another reviewer's point is a point of its own,
+            # not more of another point's argument (whose demands it lacks).
+            twin = []
         if twin and point in numbers and any(
             p != point and f is twin[0] and p in numbers for p, f in point_finding.items()
         ):

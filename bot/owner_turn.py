@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot import wording as w
 from bot.finding import (
     MATCH,
     TOUCH,
@@ -57,6 +58,7 @@ def read_owner(
     reply_list = one_author and len(numbers) >= 2 and set(numbers.values()) <= listed
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
+    aside: set[int] = set()  # points about other work ("Unrelated: …")
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
     # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
     # point's other clauses name, wherever it stands in the point.
@@ -73,6 +75,16 @@ def read_owner(
             continue
         if reply_list and point in numbers and not (clause.ordinals or clause.labels):
             clause = replace(clause, ordinals=(numbers[point],))
+        if w.UNRELATED.match(text):
+            aside.add(point)
+        if point in aside:
+            # "Unrelated: `gunicorn` now starts via … commit `7a1e9f3`.": other
+            # work; it answers only a finding it names outright.
+            named, _ = match_targets(clause, open_findings)
+            for finding in named if clause.act is not Act.FACT else []:
+                addressed.add(finding.label)
+                actions[finding.label] = _stronger(actions[finding.label], clause.act)
+            continue
         if clause.act is Act.FACT:
             named, _ = match_targets(clause, open_findings)
             if named:

@@ -39,7 +39,8 @@ _LITERAL = re.compile(
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
-    r"|`([^`\n]{1,40})`\)?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
+    # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
+    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
@@ -72,6 +73,7 @@ def setting_values(text: str) -> frozenset[str]:
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
         before = text[:max(text.find(clause), 0)]
+        clause = _without_lines(clause)
         refused = _NOT_THIS.search(clause)
         if refused:
             # What is asked for comes before "do not set …" ("use `pnpm` and do
@@ -131,6 +133,15 @@ def setting_values(text: str) -> frozenset[str]:
             elif literal:
                 add("=" + " ".join(literal.split()), at, key)
     return frozenset(out)
+
+
+def _without_lines(clause: str) -> str:
+    """The clause with the line numbers of its paths blanked: in
+    "`logging.yaml:12`" 12 is where, not a value."""
+    for m in w.PATH.finditer(clause):
+        if m.group(2) and w.is_file(m.group(1)):
+            clause = clause[:m.start(2) - 1] + " " * (m.end(2) - m.start(2) + 1) + clause[m.end(2):]
+    return clause
 
 
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
@@ -199,7 +210,7 @@ class _Settings:
         self.last_setting: list[str | None] = []
         for m in _SETTING.finditer(clause):
             name = m.group(1)
-            if (w.PATH.fullmatch(name) or name.lower() in _LITERAL_WORDS
+            if ((w.PATH.fullmatch(name) and w.is_file(name)) or name.lower() in _LITERAL_WORDS
                     or _GIVEN.match(clause, m.end())):
                 continue
             setting = name if _SETTING_NAME.fullmatch(name) else (

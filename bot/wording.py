@@ -23,6 +23,17 @@ FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})(?![0-
 LABEL = re.compile(r"(?<![\w#])F\d{1,3}(?![0-9A-Za-z_])")  # a finding's label: F1, F12
 URL = re.compile(r"https?://\S+")
 
+# Extensions of the files a finding can be about (not `t3.large`, `img.draft`).
+FILE_EXTENSIONS = frozenset(
+    "py pyi js jsx ts tsx mjs go rs java kt kts rb php cs c cc cpp h hpp swift sql yaml yml json "
+    "toml ini cfg conf env properties xml html css scss sh tf tfvars gradle proto graphql vue "
+    "svelte md txt lock dockerfile".split())
+
+
+def is_file(name: str) -> bool:
+    """`session.py`, `prod.env`: a file; `limits.memory`, `t3.large`: a name."""
+    return name.rsplit(".", 1)[-1].lower() in FILE_EXTENSIONS
+
 # -- words -------------------------------------------------------------------
 WORD = re.compile(r"[a-z][a-z0-9_]*|[\uac00-\ud7a3]+")
 KO_SUFFIXES = sorted(
@@ -192,7 +203,7 @@ ACK = words(
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
     r"|\b(?:works|passes)\W*$|^\W*(?:good|great|nice|perfect)\W*$"
     r"|반영(?:된|되었|됐|되어(?!야))|(?:해결|해소)(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
-    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니)|확인하였(?!는데|더니)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
+    r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니|습니다만)|확인하였(?!는데|더니|습니다만)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
 )
 WITHDRAW = words(
@@ -227,8 +238,23 @@ REFERENCE = words(
     # "제 의견은 바뀌지 않았습니다": my view has not changed.
     r"|(?:의견|입장|생각|판단)(?:은|이|도)?\s*(?:바뀌|변하|달라지)지\s*않"
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
-    r"|(?:요청|지적|의견|입장)(?:은|을|는)?\s*유지(?:합니다|하겠|드립)"
+    r"|(?:요청|지적|의견|입장|항목|가지|건)(?:은|을|는)?\s*(?:모두\s*|다\s*|전부\s*)?유지(?:합니다|하겠|드립)"
     r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)",
+    re.I,
+)
+# "답변 확인했습니다", "Thanks for the explanation": the reviewer read the
+# owner's answer; that acknowledges no fix.
+READ_REPLY = words(
+    r"(?:답변|답글|회신|설명|말씀|코멘트)(?:은|을|는|도)?\s*(?:잘\s*)?(?:확인|읽)"
+    r"|\bthanks\s+for\s+(?:the|your)\s+(?:reply|explanation|answer|context)\b"
+    r"|\bi(?:'ve|\s+have)?\s+read\s+(?:your|the)\s+(?:reply|explanation|answer)\b",
+    re.I,
+)
+# "Unrelated: …", "별개로 …": an owner's point about other work, not an
+# answer to an open finding.
+UNRELATED = words(
+    r"^\W*(?:unrelated(?:\s+to\s+the\s+review)?|separately|on\s+an\s+unrelated\s+note|side\s+note"
+    r"|also\s+unrelated)\b|^\W*(?:별개로|별도로|이와\s*별개로|리뷰와\s*별개로|참고로)",
     re.I,
 )
 # "That is not what I asked": a rebuttal of the owner's answer, not a new point.
@@ -305,7 +331,7 @@ DECLINE = words(
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
     r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
-    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
+    r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
@@ -411,7 +437,8 @@ HEDGE = words(
     re.I,
 )
 ANNOUNCE = words(
-    r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
+    # ("두 가지 모두 …" is about both, not an announcement.)
+    r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?!\s*(?:모두|다\s|전부))(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
     r"|^(?:there\s+are\s+|i\s+have\s+|i\s+see\s+)?(?:two|three|four|a\s+few|several|some)\s+(?:more\s+)?"
     r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
     r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"

@@ -10,6 +10,7 @@ from bot.demands import asked, asked_verbs, declares_conflict, prohibited
 from bot.finding import Finding, FindingStatus, OwnerAction
 from bot.findings import (
     Act,
+    clauses,
     items,
     owner_clause,
     restates,
@@ -788,9 +789,22 @@ def test_a_point_that_says_it_does_not_conflict_and_requests_in_other_places() -
     staging = "`deploy/celery/staging.env`의 `CELERY_CONCURRENCY`를 2로 낮춰 주세요."
     prod = "`deploy/celery/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요."
     here, there = (Finding(label=f"F{i}", author=a, summary="", anchors=sorted(topic(t).anchors),
-                           direction=d, places=sorted(places(topic(requests(t)))))
+                           direction=d, places=sorted(places(requests(t))))
                    for i, (a, t, d) in enumerate([("cost-bot", staging, -1), ("perf-bot", prod, 1)]))
-    assert here.places == ["path:staging.env"] and not reverses(here, there)
+    assert here.places == ["path:deploy/celery/staging.env"] and not reverses(here, there)
+    # One file name in two folders is two places; a path and its file name one.
+    low, high = ("`overlays/staging/hpa.yaml:8`의 `minReplicas`를 `1`로 낮춰 주십시오.",
+                 "`overlays/prod/hpa.yaml:8`의 `minReplicas`는 `6`으로 올려 주십시오.")
+    here, there = (Finding(label=f"F{i}", author=a, summary="", anchors=sorted(topic(t).anchors),
+                           direction=d, places=sorted(places(requests(t))))
+                   for i, (a, t, d) in enumerate([("sre-bot", low, -1), ("cap-bot", high, 1)]))
+    assert not reverses(here, there)
+    there.places = ["path:hpa.yaml"]
+    assert reverses(here, there)
+    # A folder or key prefix (`tmp/`) and a method's route are places too.
+    assert places("`tmp/`의 `expiration.days`를 `7`로 줄여 주십시오.") == {"code:tmp/"}
+    assert "code:/api/v1/catalog" in places(
+        "Please set `Cache-Control: private` on `GET /api/v1/catalog` (`catalog/views.py:41`).")
 
 
 def test_still_inside_a_point_about_one_finding_is_about_that_one() -> None:
@@ -859,3 +873,78 @@ def test_long_unbroken_lines_are_read_like_any_other() -> None:
         assert owner_clause(text).act in (Act.FACT, Act.FIX), text[:10]
         assert all(not v.startswith("!") for v in setting_values(text)), text[:10]
         judge_round([], [("rev", [text])], None, 1)
+
+
+def test_values_fixed_with_an_aside_in_dotted_keys_and_not_from_line_numbers() -> None:
+    # "고정", with "(v2)" between the value and the particle.
+    assert setting_values("`DEFAULT_API_VERSION`은 기본값을 `\"2024-06-01\"`(v2)로 고정해 주십시오.") == {
+        "=2024-06-01@default_api_version"}
+    # `limits.memory` is a setting, not a file: its value is given to it.
+    assert setting_values("`limits.memory`도 `7Gi`로 맞춰 주십시오.") == {"7gi@memory"}
+    # The line of a path is where, not a value.
+    assert setting_values(
+        "Set `logging.level` to `DEBUG` in `config/prod/logging.yaml:12`.") == {"=debug@level"}
+
+
+def test_a_reversal_is_not_folded_into_another_points_argument() -> None:
+    # cost-bot's first bullet is the argument; its second asks the opposite of
+    # sre-bot's request: a point of its own, with its value, and a contradiction.
+    findings: list = []
+    out = judge_round(findings, [
+        ("sre-bot", ["- Set `logging.loggers.refund.level` to `DEBUG` in `config/logging.yaml:12`."]),
+        ("cost-bot", ["- `refund` logging already costs 38 GB/day in prod.\n"
+                      "- Set `logging.loggers.refund.level` to `WARN` in `config/logging.yaml`."]),
+    ], {}, 1)
+    assert [f.values for f in findings if f.author == "sre-bot"] == [["=debug@level"]]
+    warn = [f for f in findings if "=warn@level" in f.values]
+    assert len(warn) == 1 and out.contradictions == [("F1", warn[0].label)]
+
+
+def test_reading_a_reply_acknowledges_nothing_and_both_asks_for_both() -> None:
+    # "I read your answer, but I keep both points": no fix acknowledged.
+    assert reviewer_clause("답변 확인했습니다만 두 항목 모두 유지합니다.").act is Act.REFERENCE
+    assert reviewer_clause("Thanks for the explanation, I have read it.").act is not Act.ACK
+    assert reviewer_clause("수정 확인했습니다.").act is Act.ACK
+    # "Both must be fixed" asks again for what is open; it names nothing new.
+    both = reviewer_clause("두 가지 모두 고쳐져야 합니다.")
+    assert both.act is Act.REFERENCE and both.everything
+    assert reviewer_clause("두 가지 문제가 있습니다.").act is Act.FACT
+
+
+def test_emphasis_is_read_as_plain_words() -> None:
+    text = "Please do **not** redirect `logout()` to `end_session_endpoint`."
+    assert clauses([text]) == ["Please do not redirect `logout()` to `end_session_endpoint`."]
+    assert "redirect" in prohibited(text)
+    assert clauses(["Keep `**kwargs**` as is"]) == ["Keep `**kwargs**` as is"]
+
+
+def test_cache_directives_that_cannot_both_hold_and_places_named_before_the_request() -> None:
+    from bot.contradictions import demands_of
+
+    def finding(label: str, author: str, text: str) -> Finding:
+        return Finding(label=label, author=author, summary="", anchors=sorted(topic(text).anchors),
+                       **demands_of(text, set()))
+
+    store = finding("F1", "sec-bot", "For `/api/v2/profile` `Cache-Control` must be `no-store`.")
+    longer = finding("F2", "perf-bot", "On `/api/v2/profile` raise it to `max-age=3600`.")
+    private = finding("F3", "perf-bot", "On `/api/v2/profile` set `Cache-Control: private`.")
+    assert reverses(store, longer) and reverses(longer, store)
+    assert not reverses(store, private)  # "no-store" and "private" hold together
+    # The file is named a sentence before the request: still the request's place.
+    staging = finding("F1", "cost-bot", "`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. "
+                      "분당 40건이라 2로 낮춰 주세요.")
+    prod = finding("F2", "perf-bot", "`deploy/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요.")
+    assert staging.places == ["path:deploy/staging.env"] and not reverses(staging, prod)
+
+
+def test_an_owner_aside_about_other_work_fixes_no_open_finding() -> None:
+    root = Finding(label="F1", author="rev", summary="The runtime stage has no `USER`",
+                   anchors=["code:user"], terms=["root", "run", "runtime", "stage"])
+    turn = ["I'm keeping root for now; the manifests expect port 80.\n\n"
+            "Unrelated: `gunicorn` now starts via `CMD` instead of the shell script. commit `7a1e9f3`."]
+    assert read_owner([root], turn) == {"F1": OwnerAction.DECLINE}
+    # Without the refusal, the aside still answers nothing: the finding is untouched.
+    aside = ["Unrelated: `gunicorn` now starts via `CMD` instead of the shell script. commit `7a1e9f3`."]
+    assert read_owner([root], aside) == {"F1": OwnerAction.UNTOUCHED}
+    assert read_owner([root], ["Added `USER app` in the runtime stage. commit `7a1e9f3`."]) == {
+        "F1": OwnerAction.FIX}
