@@ -97,11 +97,13 @@ def demands_of(text: str, others: set[str]) -> Demands:
 def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
     """A clause dressed as a finding, to compare with the ledger's."""
     return Finding(label="F0", author=author, summary="", anchors=sorted(t.anchors),
-                   **demands_of(text, others))
+                   terms=sorted(t.terms), **demands_of(text, others))
 
 def reverses(a: Finding, b: Finding) -> bool:
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
               if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
+    # "The schedule has to go back to …" names the other's `schedule` in words.
+    shared |= _named_in_words(a, b) | _named_in_words(b, a)
     if not shared:
         return False
     if not any(_names_setting(x) for x in shared) and any(
@@ -131,6 +133,16 @@ def reverses(a: Finding, b: Finding) -> bool:
     return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
 _REVERT = frozenset({"revert", "undo", "rollback", "되돌", "원복", "롤백"})  # (not "roll out")
+
+
+def _named_in_words(a: Finding, b: Finding) -> set[str]:
+    """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
+    value for a setting it names in no code span, says as words."""
+    if not any(v.endswith("@") and not v.startswith(("+", "-", "!")) for v in b.values):
+        return set()
+    words = set(b.terms)
+    return {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
+            and len(x) >= 5 + 5 and x[5:] in words}
 
 
 def _names_setting(anchor: str) -> bool:

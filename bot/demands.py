@@ -51,11 +51,17 @@ _ASKS = re.compile(
     r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
     re.I,
 )
+def asks(clause: str) -> bool:
+    """The clause asks for something in so many words ("please", "must",
+    "주세요", an imperative), not only names a problem."""
+    return bool(_ASKS.search(clause) or w.IMPERATIVE.match(clause))
+
+
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
 def asked(text: str) -> tuple[str, ...]:
     """The clauses of a point that ask for something (where its direction and
     values are); the whole point when none does."""
-    out = tuple(c for _, c in items([text]) if _ASKS.search(c) or w.IMPERATIVE.match(c))
+    out = tuple(c for _, c in items([text]) if asks(c))
     return out or (text,)
 
 

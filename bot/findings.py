@@ -380,7 +380,8 @@ def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
     t = topic(text)
     says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
-                    or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text))
+                    or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
+                    or w.NO_FINDINGS.search(text))
     if says_nothing and not t.strong:
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)

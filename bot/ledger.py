@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from bot import wording as w
 from bot.contradictions import demands_of, probe, reversals, reverses
-from bot.demands import requests
+from bot.demands import asks, requests
 from bot.finding import (
     LOOSE,
     MATCH,
@@ -89,6 +89,9 @@ def _judge_author(
     # that statement was the argument for it, not a finding of its own.
     tentative: dict[int, Finding] = {}
     parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
+    # "Checked against the partner SDKs: both send `offset`. No findings from
+    # me.": a turn that says it asks for nothing states facts.
+    quiet = any(c.act is Act.FACT and w.NO_FINDINGS.search(t) for _, t, c in parsed)
     numbers = point_numbers(messages)
     point_topic: dict[int, Topic] = {}
     point_text: dict[int, str] = {}
@@ -103,7 +106,7 @@ def _judge_author(
             t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
         )
     for point, text, clause in parsed:
-        if clause.act is Act.FACT:
+        if clause.act is Act.FACT or (quiet and clause.act is Act.FINDING and not asks(text)):
             continue
         numbered = point in by_number and not (clause.ordinals or clause.labels)
         if numbered and not starts_new_point(text):

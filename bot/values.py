@@ -36,7 +36,8 @@ _SET_VALUE = re.compile(
 _LITERAL = re.compile(
     # (An assignment's "=", not a comparison's "==", "!=", "<=".)
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
-    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    # ("stay on `/v1/orders`": where, not what.)
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with)\s)[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
@@ -170,6 +171,8 @@ _PRESENT = re.compile(
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
+    # "`offset` must stay", "`X` has to remain"
+    r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
     # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
     r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
     r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"

@@ -446,16 +446,27 @@ ANNOUNCE = words(
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
     r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"
-    r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤",
+    r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤"
+    # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
+    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요)[.:]?$"
+    r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
     re.I,
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.
 NO_CONCERN = words(
-    r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes)\b"
+    r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes|findings?|remarks)\b"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
+    re.I,
+)
+# "No findings from me.", "별도 요청은 없습니다": the reviewer's turn asks for
+# nothing; what it states is context, not a finding.
+NO_FINDINGS = words(
+    r"^\W*(?:i\s+have\s+|there\s+are\s+)?no\s+(?:findings?|concerns?|issues?|objections?|requests?)"
+    r"\s+(?:from\s+me|on\s+my\s+side|here)\b|\bnothing\s+(?:further\s+|else\s+)?(?:from\s+me|to\s+flag)"
+    r"|(?:별도|추가|제\s*쪽)?\s*(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다",
     re.I,
 )
 # "They do not conflict", "대상이 달라 충돌하지 않습니다", "both can be met":

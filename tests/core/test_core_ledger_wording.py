@@ -948,3 +948,40 @@ def test_an_owner_aside_about_other_work_fixes_no_open_finding() -> None:
     assert read_owner([root], aside) == {"F1": OwnerAction.UNTOUCHED}
     assert read_owner([root], ["Added `USER app` in the runtime stage. commit `7a1e9f3`."]) == {
         "F1": OwnerAction.FIX}
+
+
+def test_a_setting_named_in_words_beside_a_value_for_no_named_setting() -> None:
+    from bot.contradictions import demands_of
+
+    def finding(label: str, author: str, text: str) -> Finding:
+        t = topic(text)
+        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
+                       terms=sorted(t.terms), **demands_of(text, set()))
+
+    early = finding("F1", "data-bot", '`schedule: "0 3 * * *"` runs too late. Move it to `"0 1 * * *"`.')
+    back = finding("F2", "sre-bot", 'It overlaps `pg-basebackup`. The schedule has to go back to `"0 3 * * *"`.')
+    assert reverses(back, early)
+    # A value given to a setting it names in code is about that setting only.
+    ttl = finding("F3", "privacy-bot", "Private thumbnails leak. Please cut `THUMB_URL_TTL` to 1 hour.")
+    longer = finding("F4", "perf-bot", "Please raise the max-age on `thumbnail()` to `86400`.")
+    assert not reverses(ttl, longer)
+
+
+def test_a_turn_that_asks_for_nothing_states_facts() -> None:
+    findings: list = []
+    judge_round(findings, [("partner-bot", [
+        "STEP_DONE\nChecked against the partner SDKs (acme-sync 2.3): both send `offset` "
+        "today and nothing breaks. No findings from me."])], {}, 1)
+    assert findings == []
+    judge_round(findings, [("partner-bot", [
+        "`offset` still breaks acme-sync. Please keep `offset` on `/v1/orders`. No findings from me "
+        "beyond that."])], {}, 1)
+    assert len(findings) == 1  # it asks, in so many words
+    assert reviewer_clause("별도 요청은 없습니다.").act is Act.FACT
+    assert reviewer_clause("테스트 결과 공유드립니다.").act is Act.FACT
+    assert reviewer_clause("Sharing the test results:").act is Act.FACT
+
+
+def test_a_name_that_must_stay_is_asked_to_be_there() -> None:
+    assert setting_values("`offset` must stay on `/v1/orders`; deprecate it instead.") == {"+@offset"}
+    assert setting_values("Remove the `offset` parameter from `/v1/orders`.") == {"-@offset"}
