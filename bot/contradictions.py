@@ -105,7 +105,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     if not shared:
-        return False
+        return _quantity_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -133,6 +133,32 @@ def reverses(a: Finding, b: Finding) -> bool:
     return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
 _REVERT = frozenset({"revert", "undo", "rollback", "되돌", "원복", "롤백"})  # (not "roll out")
+
+
+def _quantity_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names the setting in code, but both ask one quantity, at least
+    one as a bound, and no value meets both: "재시도는 세 번까지만" against
+    "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
+    "at least 200 messages a second". The points must share a concept
+    (`~retry`) or two words."""
+    if b.author in a.agrees or a.author in b.agrees:
+        return False
+    if a.places and b.places and not _same_place(a.places, b.places):
+        return False
+    va, vb = _unnamed_quantities(a), _unnamed_quantities(b)
+    if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
+        return False
+    kinds = {_kind(v) for v in va} & {_kind(v) for v in vb}
+    va, vb = {v for v in va if _kind(v) in kinds}, {v for v in vb if _kind(v) in kinds}
+    if not va or not vb or _compatible(va, vb):
+        return False
+    common = set(a.terms) & set(b.terms)
+    return any(t.startswith("~") for t in common) or len(common) >= 2
+
+
+def _unnamed_quantities(finding: Finding) -> set[str]:
+    return {v[:-1] for v in finding.values
+            if v.endswith("@") and v[:1] not in "+-!=" and not v.startswith("=")}
 
 
 def _named_in_words(a: Finding, b: Finding) -> set[str]:
@@ -239,8 +265,10 @@ def _other_value(a: Finding, b: Finding) -> bool:
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
     kinds_a, kinds_b = {_kind(v) for v in mine_all}, {_kind(v) for v in theirs_all}
-    if "number" not in kinds_a | kinds_b and not kinds_a & kinds_b:
-        # "300초" and "5MB": a time and a size are two settings (a bare 30 may be either).
+    if not kinds_a & kinds_b and ("number" not in kinds_a | kinds_b or any(
+            v.startswith(("<=", ">=")) for v in mine_all | theirs_all)):
+        # "300초" and "5MB": a time and a size are two settings (a bare 30 may
+        # be either, but not a bound: "합계 30 이하" is no time).
         return False
     return not _compatible(mine_all, theirs_all)
 

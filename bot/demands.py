@@ -61,8 +61,28 @@ def asks(clause: str) -> bool:
 def asked(text: str) -> tuple[str, ...]:
     """The clauses of a point that ask for something (where its direction and
     values are); the whole point when none does."""
-    out = tuple(c for _, c in items([text]) if asks(c))
-    return out or (text,)
+    parts = items([text])
+    out: list[str] = []
+    for i, (point, clause) in enumerate(parts):
+        if not asks(clause):
+            continue
+        # "재시도는 세 번까지만 하고, 그 뒤에는 … 보내 주십시오": the halves of
+        # one sentence joined by "and" are one request (not those of "but").
+        at = text.find(clause)
+        for j in range(i - 1, -1, -1):
+            earlier_point, earlier = parts[j]
+            start = text.rfind(earlier, 0, at) if at > 0 else -1
+            if earlier_point != point or start < 0 or _APART.search(text, start, at):
+                break
+            if earlier not in out and len(earlier) > 3:
+                out.append(earlier)
+            at = start
+        out.append(clause)
+    return tuple(out) or (text,)
+
+
+# Between two halves: the end of a sentence, or "but".
+_APART = re.compile(r"[.!?\n]|(?<!까)지만|다만|\bbut\b|\bhowever\b", re.I)
 
 
 def requests(text: str) -> str:

@@ -388,8 +388,8 @@ def reviewer_clause(text: str) -> Clause:
     thin = not content.strong and len(content.terms) <= 6
     if w.WITHDRAW.search(text) and not w.NEG_ACK.search(text):
         act = Act.WITHDRAW
-    elif w.REBUTTAL.search(text) and not content.strong:
-        act = Act.REFERENCE
+    elif w.REBUTTAL.search(text) and not content.kinds:
+        act = Act.REFERENCE  # (it may cite a figure: "over-charged by about 7%")
     elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING

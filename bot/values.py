@@ -16,7 +16,9 @@ from bot.demands import asked
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     r"(?<![\w-])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds)))",
+    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # "no more than 50 messages per second": what the number counts.
+    r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
 )
 
@@ -70,6 +72,7 @@ def setting_values(text: str) -> frozenset[str]:
     to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
     and `-@name`."""
     out: set[str] = set()
+    text = _numerals(text)
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -134,6 +137,24 @@ def setting_values(text: str) -> frozenset[str]:
             elif literal:
                 add("=" + " ".join(literal.split()), at, key)
     return frozenset(out)
+
+
+# "세 번까지만", "적어도 여덟 번", "three times": a count in words, read as "3회".
+_NUMERAL = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
+            "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "once": 1, "twice": 2}
+_COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:번|회)(?![가-힣]*째)"
+                    r"|\b(one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|retries|attempts|tries)\b"
+                    r"|\b(once|twice)\b", re.I)
+_TIMES = re.compile(r"(?<![\w.])(\d+)\s*(?:번|times|retries|attempts|tries)(?![가-힣]*째)(?![\w])", re.I)
+
+
+def _numerals(text: str) -> str:
+    """Counts written in words or with 번/times as "<n>회" (not "2번" alone: a point's number)."""
+    if not _COUNT.search(text):
+        return text
+    text = _COUNT.sub(lambda m: f"{_NUMERAL[(m.group(1) or m.group(2) or m.group(3)).lower()]}회", text)
+    return _TIMES.sub(lambda m: f"{m.group(1)}회", text)
 
 
 def _without_lines(clause: str) -> str:

@@ -78,7 +78,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "ttl": ("ttl", "expiry", "expire", "expiration", "만료"),
     "test": ("test", "tests", "testing", "테스트", "spec"),
     "timeout": ("timeout", "타임아웃", "시간초과"),
-    "retry": ("retry", "retries", "재시도"),
+    "retry": ("retry", "retries", "resend", "redeliver", "redelivery", "재시도", "재전송", "재발송"),
     "log": ("log", "logs", "logging", "logger", "로그", "로깅"),
     "token": ("token", "토큰"),
     "session": ("session", "세션"),
@@ -171,13 +171,14 @@ for _concept, _words in _CONCEPTS.items():
 # must not be scanned again from every digit.)
 HASH = r"(?=[0-9a-f]{0,39}\d)(?=[0-9a-f]{0,39}[a-f])[0-9a-f]{7,40}"
 # "Fixed" as a verb, not "fixed window", "fixed-size", "fixed rate".
-FIXED_WORD = (r"fixed(?!\s*(?:-|window|size|width|point|rate|cost|number|amount|interval|delay|length"
+# ("the fixed 30-day divisor", "a fixed list": an adjective, not a fix.)
+FIXED_WORD = (r"(?<!\bthe\s)(?<!\ba\s)fixed(?!\s*(?:-|\d|window|size|width|point|rate|cost|number|amount|interval|delay|length"
               r"|price|schedule|minute|bucket|format|set|list|order|timeout)s?\b)")
 # Any Korean verb's "must": 바꿔야 합니다, 두어야 합니다, no-store여야 합니다.
 MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
 MUST_KO = r"[가-힣]" + MUST_KO_END
 # The units a value is written with (5MB, 300초, 30s, 90%).
-VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건"
+VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회"
 # After "now", verbs that report something worse (never a fix or an
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
@@ -227,6 +228,7 @@ REFERENCE = words(
     r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
     r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
     r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|(?:동일하게|똑같이|마찬가지로)\s*(?:실패|깨지|깨집|나옵|재현)|결과가\s*(?:같|동일|똑같)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
+    r"|\bsame\s+(?:two|three|both|\d)\s+(?:issues|problems|points|concerns|findings)\b"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
     r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
@@ -259,7 +261,8 @@ UNRELATED = words(
 )
 # "That is not what I asked": a rebuttal of the owner's answer, not a new point.
 REBUTTAL = words(
-    r"\bnot\s+what\s+i\s+(?:asked|meant|requested)|\bdoes(?:n't|\s+not)\s+(?:address|fix|solve|change)\s+(?:it|this|that|the)"
+    r"\bnot\s+what\s+i\s+(?:asked|meant|requested)|\bi\s+(?:can't|cannot|couldn't)\s+find\s+(?:that|this|any|the)\s+(?:decision|agreement|requirement|sign-?off|approval|record)"
+    r"|(?:그런|그|해당)\s*(?:결정|합의|요구사항|승인)(?:을|를|은|이)?\s*(?:찾을\s*수\s*없|찾지\s*못|확인할\s*수\s*없)|\bdoes(?:n't|\s+not)\s+(?:address|fix|solve|change)\s+(?:it|this|that|the)"
     r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
     r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
     r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
@@ -333,7 +336,7 @@ DECLINE = words(
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
-    r"|\bno\s+(?:change|fix)\s+needed|\bnot\s+worth|\boverkill|\bpremature"
+    r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\b|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
     r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅"
@@ -361,8 +364,8 @@ GENERAL = words(
 # (Possessive: a line of 30,000 spaces must not take seconds.)
 TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 WANTED_COLUMN = re.compile(
-    r"\b(?:requested|request|must\s+be|should\s+be|wanted|expected|target|proposed|fix|ask)\b"
-    r"|요청(?!자)|변경\s*후|권장|목표|기대|수정\s*안|제안",
+    r"\b(?:requested|request|required|needed|must\s+be|should\s+be|wanted|expected|target|proposed"
+    r"|recommended|new|fix|ask)\b|요청(?!자)|변경\s*후|권장|목표|기대|수정\s*안|제안|필요|요구|변경\s*값|바꿀\s*값",
     re.I,
 )
 BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
@@ -454,7 +457,8 @@ ANNOUNCE = words(
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.
 NO_CONCERN = words(
-    r"^(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:concerns?|issues?|objections?|comments?|notes|findings?|remarks)\b"
+    r"(?:^|[,;]\s*)(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:[a-z]+\s+)?(?:concerns?|issues?|objections?|comments?|notes|findings?|remarks)\b"
+    r"(?![^.;]*\b(?:but|except|however)\b)"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.

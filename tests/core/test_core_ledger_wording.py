@@ -985,3 +985,47 @@ def test_a_turn_that_asks_for_nothing_states_facts() -> None:
 def test_a_name_that_must_stay_is_asked_to_be_there() -> None:
     assert setting_values("`offset` must stay on `/v1/orders`; deprecate it instead.") == {"+@offset"}
     assert setting_values("Remove the `offset` parameter from `/v1/orders`.") == {"-@offset"}
+
+
+def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
+    from bot.contradictions import demands_of
+
+    assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {"<=3회@"}
+    assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@"}
+    assert setting_values("Please send no more than 50 messages per second overall.") == {"<=50@"}
+    # "2번" is a point's number, not a count; "but" keeps two halves apart.
+    assert setting_values("2번은 여전히 수정해 주십시오.") == frozenset()
+    assert setting_values("캐시는 좋지만, TTL을 30초로 줄여 주세요.") == {"30초@"}
+
+    def finding(label: str, author: str, text: str) -> Finding:
+        t = topic(text)
+        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
+                       terms=sorted(t.terms), **demands_of(text, set()))
+
+    cap = finding("F1", "deliv-bot", "Please cap how fast we send: no more than 50 messages per second.")
+    fast = finding("F2", "ops-bot", "The sending rate has to go up to at least 200 messages a second.")
+    assert reverses(fast, cap)
+    within = finding("F3", "ops-bot", "The sending rate has to go up to at least 40 messages a second.")
+    assert not reverses(within, cap)  # 40 to 50 a second meets both
+    few = finding("F4", "rel-bot", "재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.")
+    many = finding("F5", "partner-bot", "재전송 횟수를 8회 이상으로 늘려 주십시오.")
+    assert reverses(many, few)
+    # A bound with no unit is no time: "합계 30 이하" and "5초로" are two settings.
+    total = finding("F6", "dba-bot", "`pool_size + max_overflow` 합계는 30 이하로 맞춰 주세요.")
+    timeout = finding("F7", "perf-bot", "`pool_size` 는 충분합니다. `pool_timeout` 30초는 깁니다. 5초로 줄여 주세요.")
+    assert not reverses(timeout, total)
+
+
+def test_more_wording_read_from_held_out_24_and_25() -> None:
+    # "the fixed 30-day divisor" is an adjective; "Same two issues as before" says it again.
+    same = reviewer_clause("Same two issues as before: the fixed 30-day divisor and float math.")
+    assert same.act is Act.FINDING and restates(same.text)
+    # A rebuttal that cites a figure is still a rebuttal.
+    assert reviewer_clause("I can't find that decision in the ticket, and February is "
+                           "over-charged by about 7%.").act is Act.REFERENCE
+    assert owner_clause("No further changes from my side: it matches the legacy system.").act is Act.DECLINE
+    assert reviewer_clause("Pooling change looks reasonable, no performance concerns at this stage."
+                           ).act is Act.FACT
+    # A "required" column asks for its cell.
+    table = ("| setting | current | required |\n|---|---|---|\n| `pool_size` | 20 | 8 |")
+    assert any("must be 8" in c for c in clauses([table]))
