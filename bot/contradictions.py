@@ -132,7 +132,8 @@ def reverses(a: Finding, b: Finding) -> bool:
     # Another value for the same setting: "30s" against "1s", "365" against "30".
     return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
-_REVERT = frozenset({"revert", "undo", "rollback", "되돌", "원복", "롤백"})  # (not "roll out")
+# (Not "roll out"; "I have to object to the new cache": against a change made.)
+_REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백"})
 
 
 def _quantity_in_words(a: Finding, b: Finding) -> bool:

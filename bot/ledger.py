@@ -209,6 +209,16 @@ def _judge_author(
             if not targets:
                 declined = [f for f in open_before if owner.get(f.label) is OwnerAction.DECLINE]
                 targets = declined or (open_before if len(open_before) == 1 else [])
+            if not targets and new and w.EARLIER_COMMENT.search(text):
+                # "I withdraw my previous comment" about what this turn raised
+                # a message ago: that point was never raised (nor the reasons
+                # given for withdrawing it, earlier in this point).
+                earlier = {id(f) for p, f in point_finding.items() if p <= point}
+                for finding in [f for f in new if id(f) in earlier]:
+                    new.remove(finding)
+                    for p in [p for p, f in point_finding.items() if f is finding]:
+                        del point_finding[p]
+                continue
             dropped.update(f.label for f in targets)
             continue
         # A finding clause: a repeat of one of the author's findings, or new.

@@ -169,8 +169,12 @@ def _without_lines(clause: str) -> str:
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
 _UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|or\s+less|max(?:imum)?\b)", re.I)
 _LOWER_AFTER = re.compile(r"`?\s*(?:이상|or\s+more|min(?:imum)?\b)", re.I)
-_UPPER_BEFORE = re.compile(r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|최대)\s*`?$", re.I)
-_LOWER_BEFORE = re.compile(r"(?:at\s+least|above|no\s+less\s+than|최소)\s*`?$", re.I)
+_UPPER_BEFORE = re.compile(
+    r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|cap(?:ped)?\s+(?:it\s+)?at|limit(?:ed)?\s+(?:it\s+)?to"
+    r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
+_LOWER_BEFORE = re.compile(
+    r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
+    r"|최소(?:값|치)?(?:을|를|은|는|이|가)?|하한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 
 
 def _bound(clause: str, start: int, end: int) -> str:

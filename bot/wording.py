@@ -252,6 +252,12 @@ READ_REPLY = words(
     r"|\bi(?:'ve|\s+have)?\s+read\s+(?:your|the)\s+(?:reply|explanation|answer)\b",
     re.I,
 )
+# "I withdraw my previous comment", "앞의 의견은 철회합니다": about an earlier message.
+EARLIER_COMMENT = words(
+    r"\b(?:previous|earlier|above|last)\s+(?:comment|point|request|message|ask|remark)"
+    r"|(?:앞|위|이전|방금)(?:의|에서|서)?\s*(?:제\s*)?(?:의견|요청|코멘트|지적|말씀)",
+    re.I,
+)
 # "Unrelated: …", "별개로 …": an owner's point about other work, not an
 # answer to an open finding.
 UNRELATED = words(

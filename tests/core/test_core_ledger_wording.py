@@ -1029,3 +1029,33 @@ def test_more_wording_read_from_held_out_24_and_25() -> None:
     # A "required" column asks for its cell.
     table = ("| setting | current | required |\n|---|---|---|\n| `pool_size` | 20 | 8 |")
     assert any("must be 8" in c for c in clauses([table]))
+
+
+def test_a_point_withdrawn_a_message_later_in_the_same_turn_was_never_raised() -> None:
+    findings: list = []
+    out = judge_round(findings, [
+        ("net-bot", ["- NATs drop idle mappings at 30s. `HEARTBEAT_INTERVAL_S` must be below that; set it to 20."]),
+        ("mobile-bot", ["- A 20s ping drains battery. Keep `HEARTBEAT_INTERVAL_S` at 60.",
+                        "Correction: 60s does not work with 30s NAT timeouts. I withdraw my previous "
+                        "comment; 20s is fine with me.\nMy only remaining ask: skip pings in the "
+                        "background (`visibilitychange`)."]),
+    ], {}, 1)
+    assert out.contradictions == []
+    assert [f.author for f in findings] == ["net-bot", "mobile-bot"]
+    # "그대로 두셔도 됩니다" about one point withdraws nothing else of the turn.
+    findings = []
+    judge_round(findings, [("ux-bot", ["1. `SESSION_TTL`은 24h로 늘려 주셔야 합니다.\n"
+                                       "2. 토스트 문구(`session.expiring_soon`)는 좋습니다. 그대로 두셔도 됩니다."])],
+                {}, 1)
+    assert [f.values for f in findings] == [["24h@session_ttl"]]
+
+
+def test_a_maximum_is_a_bound_and_objecting_to_a_change_made_reverses_it() -> None:
+    assert "<=100@page_size" in setting_values("`page_size` 에 상한이 없습니다. 최대값을 100 으로 제한해 주십시오.")
+    cache = Finding(label="F1", author="perf-bot", summary="", anchors=["code:api", "code:products"],
+                    status=FindingStatus.FIXED)
+    objection = Finding(label="F2", author="consistency-bot", summary="",
+                        anchors=["code:api", "code:products"], asks=["object"])
+    assert reverses(objection, cache)
+    cache.status = FindingStatus.OPEN
+    assert not reverses(objection, cache)  # nothing made yet to object to
