@@ -16,7 +16,7 @@ from bot.demands import asked
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     r"(?<![\w-])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*(?:로|으로|이상|이하|까지|이내|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    r"(?=\s*(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
@@ -39,7 +39,7 @@ _LITERAL = re.compile(
     # (An assignment's "=", not a comparison's "==", "!=", "<=".)
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
     # ("stay on `/v1/orders`": where, not what.)
-    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with)\s)[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3})`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
@@ -72,7 +72,7 @@ def setting_values(text: str) -> frozenset[str]:
     to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
     and `-@name`."""
     out: set[str] = set()
-    text = _numerals(text)
+    text = _clock(_numerals(text))
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -127,10 +127,13 @@ def setting_values(text: str) -> frozenset[str]:
             # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
             constant = (named.isupper() and "_" not in named) or (
                 named.istitle() and named.isalpha())
-            if named and not (assigned or constant or named.startswith(("'", '"'))) and (
+            fixed = bool(match.group(5)) and _FIX_TO.search(match.group(0))
+            if named and not (assigned or constant or fixed or named.startswith(("'", '"'))) and (
                 _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false")
             ):
                 continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
+            if spanned and spanned.startswith("/") and not assigned:
+                continue  # "serve it under `/ko`": a route, not a value
             at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
             if _NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
@@ -157,6 +160,16 @@ def _numerals(text: str) -> str:
     return _TIMES.sub(lambda m: f"{m.group(1)}회", text)
 
 
+# "04:00", "03:30": a time of day, compared as minutes after midnight.
+_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+
+
+def _clock(text: str) -> str:
+    if ":" not in text:
+        return text
+    return _CLOCK.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))}분", text)
+
+
 def _without_lines(clause: str) -> str:
     """The clause with the line numbers of its paths blanked: in
     "`logging.yaml:12`" 12 is where, not a value."""
@@ -166,9 +179,13 @@ def _without_lines(clause: str) -> str:
     return clause
 
 
+# "`ko` 로 고정", "`strict`로 설정": set to a value (a name is switched to: "`orjson`으로 바꿔").
+_FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
+
+
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
-_UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|or\s+less|max(?:imum)?\b)", re.I)
-_LOWER_AFTER = re.compile(r"`?\s*(?:이상|or\s+more|min(?:imum)?\b)", re.I)
+_UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b)", re.I)
+_LOWER_AFTER = re.compile(r"`?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
 _UPPER_BEFORE = re.compile(
     r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|cap(?:ped)?\s+(?:it\s+)?at|limit(?:ed)?\s+(?:it\s+)?to"
     r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)

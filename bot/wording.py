@@ -293,7 +293,9 @@ POSITIVE = words(
     r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
-    r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다",
+    r"|\b(?:matches|consistent\s+with|in\s+line\s+with)\b"
+    r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
+    r"|일치합니다|일치하고|부합합니다",
     re.I,
 )
 # Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
@@ -456,6 +458,9 @@ ANNOUNCE = words(
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
     r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"
     r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤"
+    # "값은 다음처럼 조정해 주십시오.", "Please change them as follows:": the table below is the point.
+    r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
+    r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
     r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
@@ -466,6 +471,7 @@ NO_CONCERN = words(
     r"(?:^|[,;]\s*)(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:[a-z]+\s+)?(?:concerns?|issues?|objections?|comments?|notes|findings?|remarks)\b"
     r"(?![^.;]*\b(?:but|except|however)\b)"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
+    r"|\bno\s+(?:user-?facing\s+|visible\s+)?(?:impact|effect)\s+on\b|(?:영향|변화)(?:이|은|는|도)?\s*없습니다"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",

@@ -1059,3 +1059,16 @@ def test_a_maximum_is_a_bound_and_objecting_to_a_change_made_reverses_it() -> No
     assert reverses(objection, cache)
     cache.status = FindingStatus.OPEN
     assert not reverses(objection, cache)  # nothing made yet to object to
+
+
+def test_times_of_day_defaults_fixed_to_a_value_and_statements_that_ask_nothing() -> None:
+    # "04:00" and "03:30 이후" are times of day (minutes after midnight), a value and a bound.
+    assert setting_values("실행 시각을 04:00 으로 옮겨 주십시오.") == {"240분@"}
+    assert setting_values("실행 시각은 03:30 이후여야 합니다.") == {">=210분@"}
+    # "`ko` 로 고정" gives a value ("`orjson`으로 바꿔" switches to a name).
+    assert setting_values("`defaultLocale` 을 `ko` 로 고정해 주십시오.") == {"=ko@defaultlocale"}
+    assert setting_values("Set `defaultLocale: 'en'` and keep Korean under `/ko`.") == {
+        "=en@defaultlocale"}
+    for text in ("PG 응답 코드 매핑은 연동 가이드와 일치합니다.", "값은 다음처럼 조정해 주십시오.",
+                 "이번 변경도 사용자 문구에는 영향이 없습니다.", "Please change them as follows:"):
+        assert reviewer_clause(text).act is Act.FACT, text
