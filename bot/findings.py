@@ -100,6 +100,10 @@ def topic(text: str) -> Topic:
         path = match.group(1).lower()
         if re.fullmatch(r"\d+(\.\d+)+", path):
             continue  # a version number, not a path
+        if "/" not in path and not w.is_file(path):
+            # `record.args`, `limits.memory`: a name, as `x.y` in code is named.
+            anchors.add("code:" + path.rsplit(".", 1)[-1])
+            continue
         anchors.add("path:" + path.rsplit("/", 1)[-1])
         if match.group(2):
             anchors.add("line:" + match.group(2))

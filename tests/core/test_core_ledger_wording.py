@@ -1072,3 +1072,11 @@ def test_times_of_day_defaults_fixed_to_a_value_and_statements_that_ask_nothing(
     for text in ("PG 응답 코드 매핑은 연동 가이드와 일치합니다.", "값은 다음처럼 조정해 주십시오.",
                  "이번 변경도 사용자 문구에는 영향이 없습니다.", "Please change them as follows:"):
         assert reviewer_clause(text).act is Act.FACT, text
+
+
+def test_a_dotted_name_that_is_no_file_is_a_name_and_polite_korean_refusals() -> None:
+    assert "code:args" in topic("`record.args` 는 건드리지 않습니다.").anchors
+    assert "path:settings.py" in topic("`app/settings.py:12` 를 보십시오.").anchors
+    for text in ("`record.msg` 만으로 충분하다고 봅니다.", "`extra` 는 대상이 아니라고 판단합니다.",
+                 "그 부분은 별도 작업에서 다루는 것이 맞다고 봅니다."):
+        assert owner_clause(text).act is Act.DECLINE, text
