@@ -16,12 +16,12 @@ from bot.findings import items, word_stem
 
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
-    r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn\s+off|remove|delete|drop"
+    r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn(?:ed)?\s+off|switch(?:ed)?\s+off|remove|delete|drop"
     r"|cut|shrink|tighten|narrow|restrict)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히",
     re.I,
 )
 _UP = re.compile(
-    r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn\s+on|restore|put\s+(?:it\s+)?back"
+    r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn(?:ed)?\s+on|switch(?:ed)?\s+on|restore|put\s+(?:it\s+)?back"
     r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax|widen|broaden)\b"
     r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지|넓혀|넓히",
     re.I,
@@ -53,8 +53,14 @@ _ASKS = re.compile(
 )
 def asks(clause: str) -> bool:
     """The clause asks for something in so many words ("please", "must",
-    "주세요", an imperative), not only names a problem."""
-    return bool(_ASKS.search(clause) or w.IMPERATIVE.match(clause))
+    "주세요", an imperative, also after a colon: "…JSON: enable compression"),
+    not only names a problem."""
+    return bool(_ASKS.search(clause) or w.IMPERATIVE.match(clause) or (
+        ": " in clause and w.IMPERATIVE.match(clause.split(": ", 1)[1])))
+
+
+# "It should shrink roughly tenfold": the effect expected, not a request.
+_EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\b|stay\b|remain\b)[a-z]+", re.I)
 
 
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
@@ -93,7 +99,9 @@ def requests(text: str) -> str:
 @lru_cache(maxsize=8192)
 def direction(text: str) -> int:
     """-1 for "lower / remove", +1 for "raise / restore", 0 for neither or both."""
-    prose = w.CODE.sub(" ", requests(text))  # `restore-keys` is a name, not a request to restore
+    # (`restore-keys` is a name, not a request to restore; "it should shrink
+    # tenfold" is what the change will do, not what to change.)
+    prose = _EFFECT.sub(" ", w.CODE.sub(" ", requests(text)))
     # "낮추지 말고 올려 주세요", "don't lower it, raise it": a negated request points the other way.
     flipped_up = bool(_NOT_DOWN.search(prose))
     flipped_down = bool(_NOT_UP.search(prose))

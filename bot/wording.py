@@ -203,6 +203,8 @@ ACK = words(
     r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
     r"|\b(?:works|passes)\W*$|^\W*(?:good|great|nice|perfect)\W*$"
+    # "Stable now, thanks.", "Green now."
+    r"|^\W*(?:stable|green|correct|consistent|fast|clean|deterministic|idempotent)\s+now\b(?!\s*,?\s*(?:but|except|however))"
     r"|반영(?:된|되었|됐|되어(?!야))|(?:해결|해소)(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니|습니다만)|확인하였(?!는데|더니|습니다만)|확인됐|확인되었|문제\s*없|괜찮아졌|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
@@ -312,7 +314,7 @@ IMPERATIVE = words(
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
     r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch"
-    r"|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
+    r"|enable|disable|turn|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
     re.I,
 )
 FIX = words(

@@ -1080,3 +1080,13 @@ def test_a_dotted_name_that_is_no_file_is_a_name_and_polite_korean_refusals() ->
     for text in ("`record.msg` 만으로 충분하다고 봅니다.", "`extra` 는 대상이 아니라고 판단합니다.",
                  "그 부분은 별도 작업에서 다루는 것이 맞다고 봅니다."):
         assert owner_clause(text).act is Act.DECLINE, text
+
+
+def test_switching_on_and_off_and_the_effect_a_change_will_have() -> None:
+    from bot.demands import direction
+
+    on = ("The body is repetitive JSON: enable response compression on `/api/reports/{id}`; "
+          "it should shrink roughly tenfold.")
+    assert direction(on) == 1  # "it should shrink" is the effect, not a request
+    assert direction("Compression must be turned off for `/api/reports/{id}`.") == -1
+    assert reviewer_clause("Stable now, thanks.").act is Act.ACK
