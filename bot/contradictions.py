@@ -122,8 +122,12 @@ def reverses(a: Finding, b: Finding) -> bool:
         return True
     for one, other in ((a, b), (b, a)):
         # "Please revert that part", "원복해 주십시오": undoing the change another
-        # reviewer's fixed finding asked for, on its anchor.
-        if other.status is FindingStatus.FIXED and _REVERT.intersection(one.asks):
+        # reviewer's fixed finding asked for, on its anchor; "방금 추가한 인덱스는
+        #빼 주십시오": removing a name it asked for.
+        if other.status is FindingStatus.FIXED and (_REVERT.intersection(one.asks) or (
+                other.direction != -1 and any(
+                    v.startswith("-@") and f"code:{v[2:]}" in other.anchors
+                    and v not in other.values for v in one.values))):
             return True
     for one, other in ((a, b), (b, a)):
         # "미리 만들지 말고" against a request that holds "만들어 두어야".

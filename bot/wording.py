@@ -464,7 +464,7 @@ ANNOUNCE = words(
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
     r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
-    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요)[.:]?$"
+    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용)입니다)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
     re.I,
 )
@@ -484,7 +484,8 @@ NO_CONCERN = words(
 NO_FINDINGS = words(
     r"^\W*(?:i\s+have\s+|there\s+are\s+)?no\s+(?:findings?|concerns?|issues?|objections?|requests?)"
     r"\s+(?:from\s+me|on\s+my\s+side|here)\b|\bnothing\s+(?:further\s+|else\s+)?(?:from\s+me|to\s+flag)"
-    r"|(?:별도|추가|제\s*쪽)?\s*(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다",
+    r"|(?:별도|추가|제\s*쪽)?\s*(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
+    r"|관점(?:의|에서)?\s*(?:이슈|문제|우려)(?:는|가|도)?\s*없습니다",
     re.I,
 )
 # "They do not conflict", "대상이 달라 충돌하지 않습니다", "both can be met":

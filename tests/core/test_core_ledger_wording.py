@@ -1090,3 +1090,17 @@ def test_switching_on_and_off_and_the_effect_a_change_will_have() -> None:
     assert direction(on) == 1  # "it should shrink" is the effect, not a request
     assert direction("Compression must be turned off for `/api/reports/{id}`.") == -1
     assert reviewer_clause("Stable now, thanks.").act is Act.ACK
+
+
+def test_removing_what_another_reviewers_fixed_finding_added() -> None:
+    assert setting_values("요청 로그에서 `user_email` 필드를 아예 제거해 주십시오.") == {"-@user_email"}
+    index = Finding(label="F1", author="dba-bot", summary="",
+                    anchors=["code:created_at", "code:idx_orders_created_at"],
+                    status=FindingStatus.FIXED)
+    drop = Finding(label="F2", author="write-bot", summary="",
+                   anchors=["code:created_at", "code:idx_orders_created_at"],
+                   values=["-@idx_orders_created_at"], direction=-1)
+    assert reverses(drop, index)
+    index.values, index.direction = ["-@idx_orders_created_at"], -1
+    assert not reverses(drop, index)  # it asked for the same removal
+    assert reviewer_clause("주문 생성 경로 부하 테스트 결과입니다.").act is Act.FACT
