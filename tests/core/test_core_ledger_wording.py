@@ -1104,3 +1104,4 @@ def test_removing_what_another_reviewers_fixed_finding_added() -> None:
     index.values, index.direction = ["-@idx_orders_created_at"], -1
     assert not reverses(drop, index)  # it asked for the same removal
     assert reviewer_clause("주문 생성 경로 부하 테스트 결과입니다.").act is Act.FACT
+    assert reviewer_clause("특이 사항 없습니다.").act is Act.FACT
