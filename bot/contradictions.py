@@ -6,6 +6,7 @@ owner turn saying two findings cannot both be met. Pure.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TypedDict
 
 from bot.demands import (
@@ -182,6 +183,7 @@ def _names_setting(anchor: str) -> bool:
     return kind == "code" or (kind == "path" and not is_file(name))
 
 
+@lru_cache(maxsize=8192)  # a point's places are asked for each finding it is compared with
 def places(text: str) -> frozenset[str]:
     """The files (by path as written) and routes (`/api/`, `/v1/orders`) a
     request names."""
@@ -202,6 +204,7 @@ def places(text: str) -> frozenset[str]:
 _CONFIG = frozenset("env yaml yml toml ini cfg conf properties json tf tfvars".split())
 
 
+@lru_cache(maxsize=8192)
 def _config_places(text: str) -> frozenset[str]:
     """Where a request that names no place is asked: a configuration file its
     point names ("`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. 2로
