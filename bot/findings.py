@@ -265,6 +265,7 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
         quote, quoting = "", False
         lines = message_lines(message)
         header: list[str] | None = None  # the header of the table being read
+        praise = False  # under a heading such as "Looks fine:"
         for i, line in enumerate(lines):
             if w.TABLE_RULE.match(line.text):
                 continue  # "|---|---|"
@@ -287,17 +288,24 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
             quoting = False
             text = _plain(w.STATUS_PREFIX.sub("", line.text).strip())
             if not text or (w.HEADING.match(text) and len(text) < 60 and not _says_again(text)):
-                continue  # ("CI still fails, same output:" above a log says it again)
+                # ("CI still fails, same output:" above a log says it again.)
+                # "Things I verified and am happy with:": its bullets are praise.
+                # (Its last sentence: "Looks good. Two issues:" lists issues.)
+                last = _split(w.SENTENCE, text)[-1] if text else ""
+                praise = bool(w.GOOD_HEADING.search(last)) and not w.ISSUES_HEADING.search(last)
+                continue
             if line.text.startswith((" ", "\t")) and points and not w.BULLET.match(line.text):
                 points[-1] += " " + text  # a wrapped bullet
-            else:
-                points.append(text)
-                quote_of.append(quote)
+                continue
+            if praise and not w.BULLET.match(line.text):
+                praise = False  # the list under the heading has ended
+            points.append(w.CHECKED_MARK + text if praise else text)
+            quote_of.append(quote)
     return points, quote_of
 
 
 # Markdown emphasis: "Please do **not** redirect" says "do not redirect".
-_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\w)([^*\n]{1,80}?)(?<=\w)\1(?![\w*])")
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\w)([^*\n]{1,80}?)(?<=[\w.!?:)])\1(?![\w*])")
 
 
 def _plain(text: str) -> str:
@@ -333,13 +341,15 @@ def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]
     points, quote_of = _points(messages)
     out: list[tuple[int, str, str]] = []
     for n, item in enumerate(points):
+        praise = item.startswith(w.CHECKED_MARK)  # each of its clauses is read as praise
+        item = item.removeprefix(w.CHECKED_MARK)
         # "1. Line 41: …" is one point, not a sentence "1." and another.
         item = w.BULLET.sub("", item, count=1) if w.BULLET.match(item) else item
         for sentence in _split(w.SENTENCE, item):
             for clause in _split(w.CLAUSE, sentence):
                 clause = clause.strip(" ,;")
                 if len(clause) >= 2:
-                    out.append((n, clause, quote_of[n]))
+                    out.append((n, w.CHECKED_MARK + clause if praise else clause, quote_of[n]))
     return tuple(out)
 
 
@@ -386,7 +396,7 @@ def reviewer_clause(text: str) -> Clause:
     says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
-    if says_nothing and not t.strong:
+    if (says_nothing and not t.strong) or w.LEAD_IN.search(text) or text.startswith(w.CHECKED_MARK):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6

@@ -260,6 +260,24 @@ EARLIER_COMMENT = words(
     r"|(?:앞|위|이전|방금)(?:의|에서|서)?\s*(?:제\s*)?(?:의견|요청|코멘트|지적|말씀)",
     re.I,
 )
+# "For reference, here's what `handle_event()` looks like (trimmed):": a lead-in
+# to a quoted log or code, not a point, whatever it names.
+LEAD_IN = words(
+    r"^\W*(?:for\s+(?:reference|context)|fyi)\b[^\n]{0,120}?(?:\bhere'?s\b|\bhere\s+is\b|\bbelow\b|\blooks\s+like\b|:\s*$)"
+    r"|^\W*(?:참고로|참고용으로)[^\n]{0,120}?(?:다음과\s*같|아래(?:와|처럼)|:\s*$)",
+    re.I,
+)
+# A heading over what the reviewer checked and found good ("Things I verified
+# and am happy with:", "문제없는 부분:"): the bullets under it are no findings;
+# they are read with `CHECKED_MARK` before them.
+GOOD_HEADING = words(
+    r"\b(?:look(?:s|ed)?\s+(?:fine|good|right|correct)|happy\s+with|(?:is|are)\s+fine|no\s+issues?|what\s+works"
+    r"|(?:the\s+)?good\s+(?:parts|bits|things))\b|\bverified\s*:|\blgtm\b"
+    r"|문제\s*없|좋(?:은|았던)\s*(?:점|부분)|잘\s*된\s*(?:점|부분)|확인\s*완료|괜찮은\s*(?:점|부분)",
+    re.I,
+)
+ISSUES_HEADING = re.compile(r"\b(?:issues?|problems?|concerns?|blockers?|but|except)\b|문제(?:가|점)|지적|다만|우려", re.I)
+CHECKED_MARK = "✓ "
 # "Unrelated: …", "별개로 …": an owner's point about other work, not an
 # answer to an open finding.
 UNRELATED = words(
@@ -295,7 +313,7 @@ POSITIVE = words(
     r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
-    r"|\b(?:matches|consistent\s+with|in\s+line\s+with)\b"
+    r"|\b(?:matches|consistent\s+with|in\s+line\s+with)\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
     r"|일치합니다|일치하고|부합합니다",
     re.I,

@@ -1105,3 +1105,18 @@ def test_removing_what_another_reviewers_fixed_finding_added() -> None:
     assert not reverses(drop, index)  # it asked for the same removal
     assert reviewer_clause("주문 생성 경로 부하 테스트 결과입니다.").act is Act.FACT
     assert reviewer_clause("특이 사항 없습니다.").act is Act.FACT
+
+
+def test_praise_under_a_good_heading_and_a_lead_in_to_a_log_are_no_findings() -> None:
+    turn = ("Two problems before this can ship:\n\n1. **Key.** Hash the flag key too.\n\n"
+            "Things I verified and am happy with:\n- Removing the `session_bucket` cookie writer. It is clean.\n"
+            "- The distribution numbers above are within noise.\n\nAlso `docs/flags.md` is out of date, please fix.")
+    acts = [(reviewer_clause(t).act, t) for _, t in items([turn])]
+    assert [t for a, t in acts if a is Act.FINDING] == [
+        "Hash the flag key too.", "Also `docs/flags.md` is out of date, please fix."]
+    # A heading that praises, then lists issues, lists issues.
+    issues = "The conversion looks good. Two issues:\n1. `sync.py:64` logs the `api_token`. Drop it."
+    assert [reviewer_clause(t).act for _, t in items([issues])] == [Act.FINDING, Act.FINDING]
+    lead = "For reference, here's what `handle_event()` looks like at `9c0d4b2` (trimmed):"
+    assert reviewer_clause(lead).act is Act.FACT
+    assert reviewer_clause("For reference, `timeout` must be 30s.").act is Act.FINDING
