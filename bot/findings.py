@@ -299,7 +299,10 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 continue
             if praise and not w.BULLET.match(line.text):
                 praise = False  # the list under the heading has ended
-            points.append(w.CHECKED_MARK + text if praise else text)
+            # "(It passes locally only without the fixture; …)": an aside.
+            aside = (text.startswith("(") and text.rstrip(".").endswith(")")
+                     and not w.ASIDE_ASKS.search(text))
+            points.append(w.CHECKED_MARK + text if praise or aside else text)
             quote_of.append(quote)
     return points, quote_of
 

@@ -269,7 +269,8 @@ LEAD_IN = words(
 )
 # A heading over what the reviewer checked and found good ("Things I verified
 # and am happy with:", "문제없는 부분:"): the bullets under it are no findings;
-# they are read with `CHECKED_MARK` before them.
+# they are read with `CHECKED_MARK` before them, as is a line that is all one
+# aside in parentheses and asks nothing (`ASIDE_ASKS`).
 GOOD_HEADING = words(
     r"\b(?:look(?:s|ed)?\s+(?:fine|good|right|correct)|happy\s+with|(?:is|are)\s+fine|no\s+issues?|what\s+works"
     r"|(?:the\s+)?good\s+(?:parts|bits|things))\b|\bverified\s*:|\blgtm\b"
@@ -278,6 +279,7 @@ GOOD_HEADING = words(
 )
 ISSUES_HEADING = re.compile(r"\b(?:issues?|problems?|concerns?|blockers?|but|except)\b|문제(?:가|점)|지적|다만|우려", re.I)
 CHECKED_MARK = "✓ "
+ASIDE_ASKS = re.compile(r"\b(?:please|must|should|need\s+to|have\s+to)\b|주세요|주십시오|해야|하십시오", re.I)
 # "Unrelated: …", "별개로 …": an owner's point about other work, not an
 # answer to an open finding.
 UNRELATED = words(
@@ -313,7 +315,7 @@ POSITIVE = words(
     r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
-    r"|\b(?:matches|consistent\s+with|in\s+line\s+with)\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
+    r"|\b(?:matches|consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
     r"|일치합니다|일치하고|부합합니다",
     re.I,

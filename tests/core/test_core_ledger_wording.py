@@ -1120,3 +1120,12 @@ def test_praise_under_a_good_heading_and_a_lead_in_to_a_log_are_no_findings() ->
     lead = "For reference, here's what `handle_event()` looks like at `9c0d4b2` (trimmed):"
     assert reviewer_clause(lead).act is Act.FACT
     assert reviewer_clause("For reference, `timeout` must be 30s.").act is Act.FINDING
+
+
+def test_an_aside_in_parentheses_and_a_change_that_reads_fine() -> None:
+    turn = ("It fails exactly as before:\n(It passes locally only without `--stripe-fixtures=fin1187`; "
+            "the default fixture has a single full refund.)\nThe two keys never collide, please fix.")
+    acts = [reviewer_clause(t).act for _, t in items([turn])]
+    assert acts.count(Act.FINDING) == 1 and acts[-1] is Act.FINDING
+    assert reviewer_clause("(Please also bump `MAX_RETRIES` to 5.)").act is Act.FINDING
+    assert reviewer_clause("The proration itself reads fine.").act is Act.FACT
