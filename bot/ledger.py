@@ -10,6 +10,7 @@ findings it is given. A finding and how a clause is matched to one are in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -203,6 +204,11 @@ def _judge_author(
                 lone = (len(open_before) == 1 and not clause.topic.strong
                         and owner.get(open_before[0].label) is not OwnerAction.DECLINE)
                 targets = fixed_now or (open_before if lone else [])
+                named = _acked_subject(text)
+                if named and not any(named & f.topic().terms for f in targets):
+                    # "검수 반영 확인했습니다" after the owner's other work: it
+                    # confirms that work, not the fixes it did not name.
+                    targets = []
             acked.update(f.label for f in targets)
             continue
         if clause.act is Act.WITHDRAW:
@@ -307,6 +313,18 @@ def _judge_author(
         out.raised.append(finding.label)
         _supersede(finding, mine, repeated, round_no, out)
     findings.extend(new)
+
+def _acked_subject(text: str) -> frozenset[str]:
+    """What an acknowledgement names besides saying it is done: "검수 반영
+    확인했습니다" names 검수; "반영 확인했습니다", "Confirmed." name nothing."""
+    # ("스테이징에서 다시 확인했습니다" says where, not what.)
+    bare = _WHERE.sub(" ", w.ACK.sub(" ", text))
+    return frozenset(t for t in topic(bare).terms if not t.startswith("~") and t not in w.ACK_WORDS)
+
+
+_WHERE = re.compile(r"\S+(?:에서|에서도|에서는)(?!\S)"
+                    r"|\b(?:on|in|at|against|locally|again|다시)\b(?:\s+(?:the\s+)?\S+)?", re.I)
+
 
 def _doubts(parsed: list[tuple[int, str, Clause]]) -> bool:
     """The turn says a fix did not work ("해결되지 않았습니다", "still fails").

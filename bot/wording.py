@@ -280,6 +280,10 @@ GOOD_HEADING = words(
 ISSUES_HEADING = re.compile(r"\b(?:issues?|problems?|concerns?|blockers?|but|except)\b|문제(?:가|점)|지적|다만|우려", re.I)
 CHECKED_MARK = "✓ "
 ASIDE_ASKS = re.compile(r"\b(?:please|must|should|need\s+to|have\s+to)\b|주세요|주십시오|해야|하십시오", re.I)
+# Words an acknowledgement says besides what it acknowledges.
+ACK_WORDS = frozenset(
+    "반영 수정 확인 변경 부분 사항 내용 적용 해결 완료 처리 감사 감사합 고맙 이번 이제 모두 전부 "
+    "thanks thank fix fixed change changes update updated now all both looks good confirm".split())
 # "Unrelated: …", "별개로 …": an owner's point about other work, not an
 # answer to an open finding.
 UNRELATED = words(
@@ -484,7 +488,7 @@ ANNOUNCE = words(
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
     r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
-    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용)입니다)[.:]?$"
+    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그)입니다)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
     re.I,
 )

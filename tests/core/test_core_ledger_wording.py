@@ -1129,3 +1129,16 @@ def test_an_aside_in_parentheses_and_a_change_that_reads_fine() -> None:
     assert acts.count(Act.FINDING) == 1 and acts[-1] is Act.FINDING
     assert reviewer_clause("(Please also bump `MAX_RETRIES` to 5.)").act is Act.FINDING
     assert reviewer_clause("The proration itself reads fine.").act is Act.FACT
+
+
+def test_an_acknowledgement_of_other_work_acknowledges_no_finding() -> None:
+    plural = Finding(label="F1", author="rev", summary="`count` 문구 복수형",
+                     anchors=["code:count"], terms=["복수", "수형", "문구"])
+    turn = ["검수 반영 확인했습니다.\n\n`count` 문구의 복수형 처리는 여전히 남아 있습니다."]
+    findings = [plural]
+    judge_round(findings, [("rev", turn)], {"F1": OwnerAction.FIX}, 2)
+    assert plural.status is FindingStatus.OPEN
+    findings = [plural := plural.model_copy(update={"history": []})]
+    judge_round(findings, [("rev", ["반영 확인했습니다."])], {"F1": OwnerAction.FIX}, 2)
+    assert plural.status is FindingStatus.FIXED
+    assert reviewer_clause("문제 위치입니다.").act is Act.FACT
