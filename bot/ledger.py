@@ -85,6 +85,7 @@ def _judge_author(
     new: list[Finding] = []
     unsure: list[Finding] = []  # new findings close to an old one (the judge's questions)
     point_finding: dict[int, Finding] = {}  # the finding each point is about
+    point_refs: dict[int, list[Finding]] = {}  # what a point's "아직 해결되지 않았습니다" repeated
     # New findings from a point's statement without a request ("Account-level
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.
@@ -123,6 +124,7 @@ def _judge_author(
                 # within a point about one finding, "still" is about that one.
                 referenced = [about]
             repeated.update(f.label for f in referenced)
+            point_refs[point] = referenced
             if len(referenced) == 1:
                 # "`e72c915` doesn't fix it. X is still Y.": the rest of the
                 # point explains the one finding it refers to.
@@ -257,6 +259,11 @@ def _judge_author(
                 targets[0].absorb(argument.topic())
                 point_finding[point] = targets[0]
             point_finding.setdefault(point, targets[0])
+            continue
+        if (point in point_refs and not clause.topic.strong and len(clause.topic.terms) <= 6
+                and not starts_new_point(text) and not reversal):
+            # "지난번 지적이 아직 해결되지 않았습니다. 이 부분이 반영되어야 CS 건이
+            # 닫힙니다.": the rest of the point asks again for what it repeated.
             continue
         same_point = point_finding.get(point)
         if same_point is not None and not (starts_new_point(text) or reversal or judged_new):

@@ -321,7 +321,10 @@ POSITIVE = words(
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:matches|consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
-    r"|일치합니다|일치하고|부합합니다",
+    r"|일치합니다|일치하고|부합합니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
+    # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
+    # the owner's reason, not a new problem.
+    r"|이미\s*(?:\S+\s*){0,2}?(?:구현|지원|적용|처리)(?:되어|돼)\s*있|\balready\s+(?:implemented|supported|handled|in\s+place|exists?)\b",
     re.I,
 )
 # Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
@@ -488,7 +491,7 @@ ANNOUNCE = words(
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
     r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
-    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그)입니다)[.:]?$"
+    r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그|수치|측정값)입니다)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
     re.I,
 )

@@ -1142,3 +1142,14 @@ def test_an_acknowledgement_of_other_work_acknowledges_no_finding() -> None:
     judge_round(findings, [("rev", ["반영 확인했습니다."])], {"F1": OwnerAction.FIX}, 2)
     assert plural.status is FindingStatus.FIXED
     assert reviewer_clause("문제 위치입니다.").act is Act.FACT
+
+
+def test_the_rest_of_a_point_that_repeats_and_facts_against_an_excuse() -> None:
+    findings: list = []
+    judge_round(findings, [("rev", ["1. `badge` is not refreshed after `mark_as_read`. Send a silent push.\n"
+                                    "2. `unread_count()` runs a `COUNT(*)` per send. Batch it."])], None, 1)
+    out = judge_round(findings, [("rev", [
+        "리팩터링은 감사합니다. 코드 읽기가 훨씬 편해졌습니다.\n\n"
+        "다만 지난번 지적이 아직 해결되지 않았습니다. 이 부분이 반영되어야 CS 건이 닫힙니다.\n"
+        "앱 쪽 `didReceiveRemoteNotification`은 이미 구현되어 있습니다."])], None, 2)
+    assert out.raised == [] and set(out.events.values()) == {"repeated"}
