@@ -299,9 +299,10 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 continue
             if praise and not w.BULLET.match(line.text):
                 praise = False  # the list under the heading has ended
-            # "(It passes locally only without the fixture; …)": an aside.
-            aside = (text.startswith("(") and text.rstrip(".").endswith(")")
-                     and not w.ASIDE_ASKS.search(text))
+            # "(It passes locally only without the fixture; …)", "참고로 재현
+            # 방법은 처음과 같습니다: …": an aside, the whole line.
+            aside = ((text.startswith("(") and text.rstrip(".").endswith(")"))
+                     or bool(w.LEAD_IN.match(text))) and not w.ASIDE_ASKS.search(text)
             points.append(w.CHECKED_MARK + text if praise or aside else text)
             quote_of.append(quote)
     return points, quote_of
@@ -399,7 +400,8 @@ def reviewer_clause(text: str) -> Clause:
     says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
-    if (says_nothing and not t.strong) or w.LEAD_IN.search(text) or text.startswith(w.CHECKED_MARK):
+    if ((says_nothing and not t.strong) or text.startswith(w.CHECKED_MARK)
+            or (w.LEAD_IN.match(text) and not w.ASIDE_ASKS.search(text))):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6

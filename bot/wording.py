@@ -260,13 +260,10 @@ EARLIER_COMMENT = words(
     r"|(?:앞|위|이전|방금)(?:의|에서|서)?\s*(?:제\s*)?(?:의견|요청|코멘트|지적|말씀)",
     re.I,
 )
-# "For reference, here's what `handle_event()` looks like (trimmed):": a lead-in
-# to a quoted log or code, not a point, whatever it names.
-LEAD_IN = words(
-    r"^\W*(?:for\s+(?:reference|context)|fyi)\b[^\n]{0,120}?(?:\bhere'?s\b|\bhere\s+is\b|\bbelow\b|\blooks\s+like\b|:\s*$)"
-    r"|^\W*(?:참고로|참고용으로)[^\n]{0,120}?(?:다음과\s*같|아래(?:와|처럼)|:\s*$)",
-    re.I,
-)
+# "For reference, here's what `handle_event()` looks like (trimmed):", "참고로
+# 재현 방법은 처음과 같습니다: …": context, not a point, whatever it names
+# (unless it asks in so many words: `ASIDE_ASKS`).
+LEAD_IN = words(r"^\W*(?:for\s+(?:reference|context)|fyi|참고로|참고용으로)\b", re.I)
 # A heading over what the reviewer checked and found good ("Things I verified
 # and am happy with:", "문제없는 부분:"): the bullets under it are no findings;
 # they are read with `CHECKED_MARK` before them, as is a line that is all one
@@ -321,7 +318,7 @@ POSITIVE = words(
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:matches|consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
-    r"|일치합니다|일치하고|부합합니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
+    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
     r"|이미\s*(?:\S+\s*){0,2}?(?:구현|지원|적용|처리)(?:되어|돼)\s*있|\balready\s+(?:implemented|supported|handled|in\s+place|exists?)\b",

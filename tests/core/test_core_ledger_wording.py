@@ -1153,3 +1153,11 @@ def test_the_rest_of_a_point_that_repeats_and_facts_against_an_excuse() -> None:
         "다만 지난번 지적이 아직 해결되지 않았습니다. 이 부분이 반영되어야 CS 건이 닫힙니다.\n"
         "앱 쪽 `didReceiveRemoteNotification`은 이미 구현되어 있습니다."])], None, 2)
     assert out.raised == [] and set(out.events.values()) == {"repeated"}
+
+
+def test_a_line_of_context_is_no_finding_unless_it_asks() -> None:
+    line = ("참고로 재현 방법은 처음과 같습니다: `pytest tests/audit/test_concurrency.py -q`. "
+            "락 획득을 헤드 조회보다 먼저 하도록 순서만 바꾸면 통과하는 것을 확인했습니다.")
+    assert {reviewer_clause(t).act for _, t in items([line])} == {Act.FACT}
+    assert reviewer_clause("참고로 `x`도 고쳐 주세요.").act is Act.FINDING
+    assert reviewer_clause("마이그레이션 구조는 적절합니다.").act is Act.FACT
