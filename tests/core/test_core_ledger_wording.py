@@ -791,7 +791,8 @@ def test_a_point_that_says_it_does_not_conflict_and_requests_in_other_places() -
     here, there = (Finding(label=f"F{i}", author=a, summary="", anchors=sorted(topic(t).anchors),
                            direction=d, places=sorted(places(requests(t))))
                    for i, (a, t, d) in enumerate([("cost-bot", staging, -1), ("perf-bot", prod, 1)]))
-    assert here.places == ["path:deploy/celery/staging.env"] and not reverses(here, there)
+    assert here.places == ["env:staging", "path:deploy/celery/staging.env"]
+    assert not reverses(here, there)
     # One file name in two folders is two places; a path and its file name one.
     low, high = ("`overlays/staging/hpa.yaml:8`의 `minReplicas`를 `1`로 낮춰 주십시오.",
                  "`overlays/prod/hpa.yaml:8`의 `minReplicas`는 `6`으로 올려 주십시오.")
@@ -934,7 +935,8 @@ def test_cache_directives_that_cannot_both_hold_and_places_named_before_the_requ
     staging = finding("F1", "cost-bot", "`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. "
                       "분당 40건이라 2로 낮춰 주세요.")
     prod = finding("F2", "perf-bot", "`deploy/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요.")
-    assert staging.places == ["path:deploy/staging.env"] and not reverses(staging, prod)
+    assert staging.places == ["env:staging", "path:deploy/staging.env"]
+    assert not reverses(staging, prod)
 
 
 def test_an_owner_aside_about_other_work_fixes_no_open_finding() -> None:
@@ -1161,3 +1163,21 @@ def test_a_line_of_context_is_no_finding_unless_it_asks() -> None:
     assert {reviewer_clause(t).act for _, t in items([line])} == {Act.FACT}
     assert reviewer_clause("참고로 `x`도 고쳐 주세요.").act is Act.FINDING
     assert reviewer_clause("마이그레이션 구조는 적절합니다.").act is Act.FACT
+
+
+def test_environments_are_places() -> None:
+    from bot.contradictions import demands_of, places
+
+    assert places("**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.") == {"env:staging"}
+    assert "env:production" in places("Set it in `overlays/prod/hpa.yaml`.")
+    assert places("`deploy/celery/staging.env`") == {"env:staging", "path:deploy/celery/staging.env"}
+
+    def finding(label: str, author: str, text: str) -> Finding:
+        return Finding(label=label, author=author, summary="", anchors=sorted(topic(text).anchors),
+                       **demands_of(text, set()))
+
+    stage = finding("F1", "obs-bot", "**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.")
+    prod = finding("F2", "cost-bot", "운영(`ENV=production`)은 `traces_sample_rate`를 0.05로 낮춰야 합니다. "
+                   "스테이징 값은 상관없습니다.")
+    anywhere = finding("F3", "cost-bot", "`traces_sample_rate`를 0.05로 낮춰야 합니다.")
+    assert not reverses(prod, stage) and reverses(anywhere, stage)
