@@ -143,7 +143,13 @@ def read_owner(
         for finding in targets:
             addressed.add(finding.label)
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
+    leftover = [f for f in open_findings if f.label not in addressed]
     for clause in general:
+        if clause.act is Act.DECLINE and len(leftover) == 1 and not clause.everything:
+            # "- bulk 배치 1000으로 조정 … - 삭제 처리는 … 넣지 않겠습니다": the one
+            # finding the turn's other points did not answer is what it refuses.
+            actions[leftover[0].label] = OwnerAction.DECLINE
+            continue
         # "반영했습니다 (abc123)" or "both points: not changing" with nothing
         # more specific: it speaks of every finding the turn did not name.
         thin = _thin(clause.topic)

@@ -17,7 +17,8 @@ from bot.alternation import words
 PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.[a-z][a-z0-9]{0,5})(?::(\d+))?\b")
 CODE = re.compile(r"`([^`\n]{1,80})`")
 IDENT = re.compile(r"\b([a-z_][a-z0-9_]*\(\)|[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+)")
-NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개)?(?![\w])", re.I)
+# (A Korean particle may follow: "429가", "5000건", "3회로".)
+NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|시간|%|개|건|회)?(?![A-Za-z0-9_])", re.I)
 # (Not `\b` after the digits: "F1과", "F2는" name F1 and F2, and Hangul is a word character.)
 FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})(?![0-9A-Za-z_])")
 LABEL = re.compile(r"(?<![\w#])F\d{1,3}(?![0-9A-Za-z_])")  # a finding's label: F1, F12
@@ -318,7 +319,7 @@ POSITIVE = words(
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:matches|consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
-    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
+    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:줄었|단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
     r"|이미\s*(?:\S+\s*){0,2}?(?:구현|지원|적용|처리)(?:되어|돼)\s*있|\balready\s+(?:implemented|supported|handled|in\s+place|exists?)\b",
@@ -373,7 +374,7 @@ DECLINE = words(
     r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\b|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
-    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
+    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않겠습니다|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )

@@ -1181,3 +1181,17 @@ def test_environments_are_places() -> None:
                    "스테이징 값은 상관없습니다.")
     anywhere = finding("F3", "cost-bot", "`traces_sample_rate`를 0.05로 낮춰야 합니다.")
     assert not reverses(prod, stage) and reverses(anywhere, stage)
+
+
+def test_korean_numbers_with_particles_and_a_refusal_of_the_one_point_left() -> None:
+    anchors = topic("`bulk` 요청이 5000건 고정이라 ES 클러스터에서 429가 납니다.").anchors
+    assert {"num:5000건", "num:429"} <= anchors
+    assert owner_clause("증분 경로에는 넣지 않겠습니다.").act is Act.DECLINE
+    assert reviewer_clause("증분 1회 소요 시간이 14분에서 3분으로 줄었습니다.").act is Act.FACT
+    deleted = Finding(label="F1", author="search-bot", summary="", anchors=["code:deleted_at"],
+                      terms=["상품", "색인", "제거"])
+    bulk = Finding(label="F2", author="perf-bot", summary="", anchors=["code:bulk", "num:429"],
+                   terms=["bulk", "요청", "나눠"])
+    turn = ["STEP_DONE\n- `bulk` 배치 크기 1000으로 조정, 429 응답 시 backoff 재시도 추가\n"
+            "- 삭제 처리는 야간 재색인이 정리하므로 넣지 않겠습니다.\n커밋 `0d93ab7`. pytest 146 passed."]
+    assert read_owner([deleted, bulk], turn) == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.FIX}
