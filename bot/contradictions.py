@@ -296,9 +296,12 @@ def _other_value(a: Finding, b: Finding) -> bool:
         del va["cache-control"], vb["cache-control"]
     if not va or not vb:
         return False
-    common = (va.keys() & vb.keys()) - {""}
+    # One setting, named in full or by its last word (`SESSION_COOKIE_SAMESITE`
+    # and `SameSite=None`).
+    common = [(x, y) for x in va for y in vb if x and y and (
+        x == y or (min(len(x), len(y)) >= 4 and (x.endswith("_" + y) or y.endswith("_" + x))))]
     if common:
-        return any(not _compatible(va[k], vb[k]) for k in common)
+        return any(not _compatible(va[x], vb[y]) for x, y in common)
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
         if named and not any(_names(other, k) for k in named):

@@ -47,7 +47,7 @@ _LITERAL = re.compile(
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
-    r"|`([^`\n]{1,40})`\s*(?:이어야|여야|이여야)",
+    r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야)",
     re.I,
 )
 # "Do not set X to …": what follows is the value not wanted.

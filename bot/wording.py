@@ -488,6 +488,8 @@ ANNOUNCE = words(
     # "값은 다음처럼 조정해 주십시오.", "Please change them as follows:": the table below is the point.
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
     r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
+    # "임베드 관점에서 확인 부탁드립니다.", "비용 관점입니다.": who is speaking.
+    r"|^[^.\n]{0,20}관점(?:에서|의)?\s*(?:의견|리뷰|검토|확인)?[^.\n]{0,12}[.:]?$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
     r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그|수치|측정값)입니다)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",

@@ -1195,3 +1195,14 @@ def test_korean_numbers_with_particles_and_a_refusal_of_the_one_point_left() -> 
     turn = ["STEP_DONE\n- `bulk` 배치 크기 1000으로 조정, 429 응답 시 backoff 재시도 추가\n"
             "- 삭제 처리는 야간 재색인이 정리하므로 넣지 않겠습니다.\n커밋 `0d93ab7`. pytest 146 passed."]
     assert read_owner([deleted, bulk], turn) == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.FIX}
+
+
+def test_a_setting_named_by_its_last_word_and_who_is_speaking() -> None:
+    strict = Finding(label="F1", author="sec-bot", summary="", anchors=["code:session_cookie_samesite"],
+                     values=["=strict@session_cookie_samesite"])
+    none = Finding(label="F2", author="embed-bot", summary="",
+                   anchors=["code:session_cookie_samesite", "code:samesite"],
+                   values=["=none; secure@samesite"])
+    assert reverses(none, strict)
+    assert setting_values("SameSite 속성은 `None`(`Secure`와 함께)이어야 합니다.") == {"=none@"}
+    assert reviewer_clause("임베드 관점에서 확인 부탁드립니다.").act is Act.FACT
