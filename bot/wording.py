@@ -511,7 +511,7 @@ NO_CONCERN = words(
 NO_FINDINGS = words(
     r"^\W*(?:i\s+have\s+|there\s+are\s+)?no\s+(?:findings?|concerns?|issues?|objections?|requests?)"
     r"\s+(?:from\s+me|on\s+my\s+side|here)\b|\bnothing\s+(?:further\s+|else\s+)?(?:from\s+me|to\s+flag)"
-    r"|(?:별도|추가|제\s*쪽)?\s*(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
+    r"|(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
     r"|관점(?:의|에서)?\s*(?:이슈|문제|우려)(?:는|가|도)?\s*없습니다|특이\s*사항(?:은|이|도)?\s*없",
     re.I,
 )

@@ -868,7 +868,9 @@ def test_long_unbroken_lines_are_read_like_any_other() -> None:
     one pass; several patterns used to try it again from every character
     (minutes of CPU on the event loop). Correctness only: nothing here times."""
     for text in (" " * 30_000 + "x", "a" * 30_000, "1" * 30_000, "ab12" * 7_500,
-                 "-" * 30_000, ", " * 15_000, "`x` still " * 3_000, "=1" * 15_000):
+                 "-" * 30_000, ", " * 15_000, "`x` still " * 3_000, "=1" * 15_000,
+                 "**a " * 7_500, "12:" * 10_000, "(" * 30_000, "세 번 " * 7_500,
+                 "참고로 " + "가 " * 15_000, "`x`로 고정 " * 3_750):
         clause = reviewer_clause(text)
         assert clause.act in (Act.FINDING, Act.FACT, Act.REFERENCE), text[:10]
         assert owner_clause(text).act in (Act.FACT, Act.FIX), text[:10]
