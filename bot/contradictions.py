@@ -146,7 +146,7 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     one as a bound, and no value meets both: "재시도는 세 번까지만" against
     "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
     "at least 200 messages a second". The points must share a concept
-    (`~retry`) or two words."""
+    (`~retry`)."""
     if b.author in a.agrees or a.author in b.agrees:
         return False
     if a.places and b.places and not _same_place(a.places, b.places):
@@ -158,23 +158,23 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     va, vb = {v for v in va if _kind(v) in kinds}, {v for v in vb if _kind(v) in kinds}
     if not va or not vb or _compatible(va, vb):
         return False
-    common = set(a.terms) & set(b.terms)
-    return any(t.startswith("~") for t in common) or len(common) >= 2
+    return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
 
 
 def _unnamed_quantities(finding: Finding) -> set[str]:
-    return {v[:-1] for v in finding.values
-            if v.endswith("@") and v[:1] not in "+-!=" and not v.startswith("=")}
+    """Its values given to no named setting ("<=3회@"), without literals."""
+    return {v[:-1] for v in finding.values if v.endswith("@") and v[:1] not in "+-!="}
 
 
 def _named_in_words(a: Finding, b: Finding) -> set[str]:
     """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
     value for a setting it names in no code span, says as words."""
-    if not any(v.endswith("@") and not v.startswith(("+", "-", "!")) for v in b.values):
+    if not any(v.endswith("@") and v[:1] not in "+-!" for v in b.values):
         return set()
     words = set(b.terms)
+    # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     return {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
-            and len(x) >= 5 + 5 and x[5:] in words}
+            and len(x[5:]) >= 5 and x[5:] in words}
 
 
 def _names_setting(anchor: str) -> bool:
@@ -246,11 +246,11 @@ def _same_place(a: list[str], b: list[str]) -> bool:
 
 
 # Environments a request is for ("스테이징만", "`ENV=production`", "in prod").
-_ENVS = {"staging": "staging", "stage": "staging", "stg": "staging", "스테이징": "staging",
+_ENVS = {"staging": "staging", "stg": "staging", "스테이징": "staging",
          "production": "production", "prod": "production", "프로덕션": "production",
          "운영환경": "production", "운영서버": "production", "운영계": "production",
          "sandbox": "sandbox", "샌드박스": "sandbox"}
-_ENV = re.compile(r"(?<![\w/.-])(?:staging|stage|stg|production|prod|sandbox)(?![\w/-]|\.\w)"
+_ENV = re.compile(r"(?<![\w/.-])(?:staging|stg|production|prod|sandbox)(?![\w/-]|\.\w)"
                   r"|스테이징|프로덕션|운영\s*환경|운영\s*서버|운영계|샌드박스", re.I)
 
 

@@ -56,11 +56,21 @@ def asks(clause: str) -> bool:
     "주세요", an imperative, also after a colon: "…JSON: enable compression"),
     not only names a problem."""
     return bool(_ASKS.search(clause) or w.IMPERATIVE.match(clause) or (
-        ": " in clause and w.IMPERATIVE.match(clause.split(": ", 1)[1])))
+        ": " in clause and _VERB_AFTER_COLON.match(clause.split(": ", 1)[1])))
+
+
+# After a colon only a verb asks ("JSON: enable compression"), not a noun that
+# IMPERATIVE also holds ("Benchmark: cache hit rate is 95%").
+_VERB_AFTER_COLON = re.compile(
+    r"\s*(?:please\s+)?(?:enable|disable|turn\s+(?:on|off)|add|remove|use|set|raise|lower|increase"
+    r"|decrease|reduce|revert|restore|drop|rename|replace|move|switch|make|keep|avoid|stop|wrap|validate"
+    r"|escape|sanitize|close|release|reject|invalidate|extract)\b", re.I)
 
 
 # "It should shrink roughly tenfold": the effect expected, not a request.
-_EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\b|stay\b|remain\b)[a-z]+", re.I)
+# (Not "it should increase to 30s": that asks.)
+_EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\b|stay\b|remain\b)[a-z]+\b"
+                     r"(?!\s+(?:(?:down|up|back)\s+)?to\s+`?\d)", re.I)
 
 
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
@@ -78,13 +88,21 @@ def asked(text: str) -> tuple[str, ...]:
         for j in range(i - 1, -1, -1):
             earlier_point, earlier = parts[j]
             start = text.rfind(earlier, 0, at) if at > 0 else -1
-            if earlier_point != point or start < 0 or _APART.search(text, start, at):
+            if earlier_point != point or start < 0 or _APART.search(_masked(text), start, at):
                 break
             if earlier not in out and len(earlier) > 3:
                 out.append(earlier)
             at = start
         out.append(clause)
     return tuple(out) or (text,)
+
+
+@lru_cache(maxsize=1024)
+def _masked(text: str) -> str:
+    """The text with code spans and decimals blanked (same length): the dot of
+    `retry.max` or 1.5 ends no sentence."""
+    text = w.CODE.sub(lambda m: "x" * len(m.group(0)), text)
+    return re.sub(r"(?<=\d)\.(?=\d)", "x", text)
 
 
 # Between two halves: the end of a sentence, or "but".
@@ -202,7 +220,8 @@ def asked_verbs(text: str) -> frozenset[str]:
         for match in _ASK_KO.finditer(clause):
             # The verb and its helper ("만들어 두어야"): every stem a
             # prohibition could name, 만들어 -> 만들, 만들어.
-            for word in _HANGUL_WORD.findall(clause[: match.start() + 1])[-3:]:
+            # (Its last three words: a window, not the whole clause again for every match.)
+            for word in _HANGUL_WORD.findall(clause[max(0, match.start() - 80): match.start() + 1])[-3:]:
                 out.update(word[:n] for n in range(2, len(word) + 1))
         for match in _ASK_EN.finditer(clause):
             out.add(word_stem(match.group(1).lower()))

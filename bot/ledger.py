@@ -86,6 +86,7 @@ def _judge_author(
     unsure: list[Finding] = []  # new findings close to an old one (the judge's questions)
     point_finding: dict[int, Finding] = {}  # the finding each point is about
     point_refs: dict[int, list[Finding]] = {}  # what a point's "아직 해결되지 않았습니다" repeated
+    taken_back: set[int] = set()  # points that took back what this turn raised
     # New findings from a point's statement without a request ("Account-level
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.
@@ -108,7 +109,8 @@ def _judge_author(
             t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
         )
     for point, text, clause in parsed:
-        if clause.act is Act.FACT or (quiet and clause.act is Act.FINDING and not asks(text)):
+        if clause.act is Act.FACT or point in taken_back or (
+                quiet and clause.act is Act.FINDING and not asks(text)):
             continue
         numbered = point in by_number and not (clause.ordinals or clause.labels)
         if numbered and not starts_new_point(text):
@@ -221,11 +223,16 @@ def _judge_author(
                 # "I withdraw my previous comment" about what this turn raised
                 # a message ago: that point was never raised (nor the reasons
                 # given for withdrawing it, earlier in this point).
-                earlier = {id(f) for p, f in point_finding.items() if p <= point}
+                # (Only the latest point before it, and what this point said
+                # first, not every point the turn raised.)
+                before = [p for p in point_finding if p < point]
+                earlier = {id(f) for p, f in point_finding.items()
+                           if p == point or (before and p == max(before))}
                 for finding in [f for f in new if id(f) in earlier]:
                     new.remove(finding)
                     for p in [p for p, f in point_finding.items() if f is finding]:
                         del point_finding[p]
+                taken_back.add(point)  # the rest of this point is its reason
                 continue
             dropped.update(f.label for f in targets)
             continue
@@ -398,7 +405,9 @@ def _summary(first: str, point: str) -> str:
         return summary(first)
     if any(a.startswith(("path:", "code:")) for a in topic(asked).anchors):
         return summary(asked)
-    return summary(first if len(first) > 100 else f"{first} {asked}")
+    if first in asked or len(first) > 100:  # ("…까지만 하고, …": the request holds it)
+        return summary(asked if first in asked else first)
+    return summary(f"{first} {asked}")
 
 def _apply(
     finding: Finding,

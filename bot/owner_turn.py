@@ -28,6 +28,7 @@ from bot.findings import (
     owner_clause,
     point_numbers,
     replies,
+    score,
     summary,
     topic,
 )
@@ -145,7 +146,8 @@ def read_owner(
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
     leftover = [f for f in open_findings if f.label not in addressed]
     for clause in general:
-        if clause.act is Act.DECLINE and len(leftover) == 1 and not clause.everything:
+        if (clause.act is Act.DECLINE and len(leftover) == 1 and not clause.everything
+                and score(clause.topic, leftover[0].topic()) >= TOUCH):
             # "- bulk 배치 1000으로 조정 … - 삭제 처리는 … 넣지 않겠습니다": the one
             # finding the turn's other points did not answer is what it refuses.
             actions[leftover[0].label] = OwnerAction.DECLINE

@@ -15,8 +15,10 @@ from bot.demands import asked
 
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
-    r"(?<![\w-])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|[,.;)(]|$|\s+(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # (Possessive `\s*+`, and a space before a word seen by lookbehind: nested
+    # `\s*` runs made a long run of spaces after a number cost its cube.)
+    r"(?<![\w-])(\d+(?:\.\d+)?)\s*+(" + w.VALUE_UNITS + r")?`?"
+    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
@@ -103,6 +105,8 @@ def setting_values(text: str) -> frozenset[str]:
 
         for match in _VALUE.finditer(clause):
             number, unit = match.group(1), (match.group(2) or "").lower()
+            per = _PER.match(clause, match.end())  # "50 messages per second": a rate
+            unit += "/" + per.group(1).lower() if per else ""
             if len(number) >= 2 or unit:
                 add(_bound(clause, match.start(1), match.end()) + number + unit, match.start(1))
         for match in _SET_VALUE.finditer(clause):
@@ -142,32 +146,35 @@ def setting_values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# "세 번까지만", "적어도 여덟 번", "three times": a count in words, read as "3회".
+# "세 번까지만", "적어도 여덟 번", "three times": a count in words, read as "3회"
+# (not "한 번에", at a time; "한 번 더", once more; nor "2번", a point's number).
 _NUMERAL = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
             "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "once": 1, "twice": 2}
-_COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:번|회)(?![가-힣]*째)"
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:번|회)(?![가-힣]*째)(?!\s*(?:에|더|쯤))"
                     r"|\b(one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|retries|attempts|tries)\b"
-                    r"|\b(once|twice)\b", re.I)
-_TIMES = re.compile(r"(?<![\w.])(\d+)\s*(?:번|times|retries|attempts|tries)(?![가-힣]*째)(?![\w])", re.I)
+                    r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
 
 
 def _numerals(text: str) -> str:
-    """Counts written in words or with 번/times as "<n>회" (not "2번" alone: a point's number)."""
+    """Counts written in words or with "times" as "<n>회"."""
     if not _COUNT.search(text):
         return text
-    text = _COUNT.sub(lambda m: f"{_NUMERAL[(m.group(1) or m.group(2) or m.group(3)).lower()]}회", text)
-    return _TIMES.sub(lambda m: f"{m.group(1)}회", text)
+    return _COUNT.sub(lambda m: f"{m.group(3) or _NUMERAL[(m.group(1) or m.group(2)).lower()]}회", text)
 
 
-# "04:00", "03:30": a time of day, compared as minutes after midnight.
-_CLOCK = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+# "04:00", "03:30": a time of day, read as "0400시각" (a unit of its own: no
+# duration is compared with it; "1:10", a ratio, is none).
+_CLOCK = re.compile(r"(?<![\d:.])([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
+# "per second", "a request": what a rate is counted against.
+_PER = re.compile(r"\s*+(?:[a-z]+\s+)?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|day"
+                  r"|request|batch|page|call|message|user)s?\b", re.I)
 
 
 def _clock(text: str) -> str:
     if ":" not in text:
         return text
-    return _CLOCK.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))}분", text)
+    return _CLOCK.sub(lambda m: f"{m.group(1)}{m.group(2)}시각", text)
 
 
 def _without_lines(clause: str) -> str:

@@ -179,7 +179,7 @@ FIXED_WORD = (r"(?<!\bthe\s)(?<!\ba\s)fixed(?!\s*(?:-|\d|window|size|width|point
 MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
 MUST_KO = r"[가-힣]" + MUST_KO_END
 # The units a value is written with (5MB, 300초, 30s, 90%).
-VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회"
+VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회|시각"
 # After "now", verbs that report something worse (never a fix or an
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
@@ -317,9 +317,9 @@ POSITIVE = words(
     r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
-    r"|\b(?:matches|consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
+    r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
-    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:줄었|단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
+    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
     r"|이미\s*(?:\S+\s*){0,2}?(?:구현|지원|적용|처리)(?:되어|돼)\s*있|\balready\s+(?:implemented|supported|handled|in\s+place|exists?)\b",
@@ -339,7 +339,7 @@ IMPERATIVE = words(
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
     r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch"
-    r"|enable|disable|turn|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
+    r"|enable|disable|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
     re.I,
 )
 FIX = words(
@@ -371,10 +371,10 @@ DECLINE = words(
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
-    r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\b|\bnot\s+worth|\boverkill|\bpremature"
+    r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\s+(?:from\s+my\s+side|from\s+me|planned|in\s+this\s+pr)\b|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
-    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않겠습니다|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
+    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )
@@ -489,7 +489,7 @@ ANNOUNCE = words(
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
     r"|^[^.\n]{0,40}\b(?:as\s+follows|the\s+following(?:\s+\w+)?)\s*[.:]$"
     # "임베드 관점에서 확인 부탁드립니다.", "비용 관점입니다.": who is speaking.
-    r"|^[^.\n]{0,20}관점(?:에서|의)?\s*(?:의견|리뷰|검토|확인)?[^.\n]{0,12}[.:]?$"
+    r"|^[^.\n]{0,20}관점(?:에서|의)?\s*(?:(?:의견|리뷰|검토)?\s*(?:입니다|드립니다)|(?:확인|검토)\s*부탁드립니다)?[.:]?$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
     r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그|수치|측정값)입니다)[.:]?$"
     r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
@@ -500,7 +500,8 @@ NO_CONCERN = words(
     r"(?:^|[,;]\s*)(?:i\s+have\s+|there\s+are\s+)?no\s+(?:further\s+|other\s+|more\s+)?(?:[a-z]+\s+)?(?:concerns?|issues?|objections?|comments?|notes|findings?|remarks)\b"
     r"(?![^.;]*\b(?:but|except|however)\b)"
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
-    r"|\bno\s+(?:user-?facing\s+|visible\s+)?(?:impact|effect)\s+on\b|(?:영향|변화)(?:이|은|는|도)?\s*없습니다"
+    r"|\b(?:change|this|it)\s+has\s+no\s+(?:user-?facing\s+|visible\s+)?(?:impact|effect)\s+on\b"
+    r"|변경(?:은|도|이)?\s*[^.\n]{0,30}영향(?:이|은|는|도)?\s*없습니다"
     r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
@@ -509,9 +510,10 @@ NO_CONCERN = words(
 # "No findings from me.", "별도 요청은 없습니다": the reviewer's turn asks for
 # nothing; what it states is context, not a finding.
 NO_FINDINGS = words(
+    # (Not "Nothing else from me", "그 외 추가 의견 없습니다": closing a turn that asked.)
     r"^\W*(?:i\s+have\s+|there\s+are\s+)?no\s+(?:findings?|concerns?|issues?|objections?|requests?)"
-    r"\s+(?:from\s+me|on\s+my\s+side|here)\b|\bnothing\s+(?:further\s+|else\s+)?(?:from\s+me|to\s+flag)"
-    r"|(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
+    r"\s+(?:from\s+me|on\s+my\s+side|here)\b|^\W*nothing\s+(?:from\s+me|to\s+flag)"
+    r"|^\W*(?:별도\s*|따로\s*|제\s*쪽\s*)?(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
     r"|관점(?:의|에서)?\s*(?:이슈|문제|우려)(?:는|가|도)?\s*없습니다|특이\s*사항(?:은|이|도)?\s*없",
     re.I,
 )

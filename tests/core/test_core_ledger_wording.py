@@ -870,7 +870,8 @@ def test_long_unbroken_lines_are_read_like_any_other() -> None:
     for text in (" " * 30_000 + "x", "a" * 30_000, "1" * 30_000, "ab12" * 7_500,
                  "-" * 30_000, ", " * 15_000, "`x` still " * 3_000, "=1" * 15_000,
                  "**a " * 7_500, "12:" * 10_000, "(" * 30_000, "세 번 " * 7_500,
-                 "참고로 " + "가 " * 15_000, "`x`로 고정 " * 3_750):
+                 "참고로 " + "가 " * 15_000, "`x`로 고정 " * 3_750,
+                 "Please set the timeout to 1" + " " * 2_000 + "x", "주세요, " * 5_000):
         clause = reviewer_clause(text)
         assert clause.act in (Act.FINDING, Act.FACT, Act.REFERENCE), text[:10]
         assert owner_clause(text).act in (Act.FACT, Act.FIX), text[:10]
@@ -996,7 +997,8 @@ def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
 
     assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {"<=3회@"}
     assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@"}
-    assert setting_values("Please send no more than 50 messages per second overall.") == {"<=50@"}
+    assert setting_values("Please send no more than 50 messages per second overall.") == {
+        "<=50/second@"}
     # "2번" is a point's number, not a count; "but" keeps two halves apart.
     assert setting_values("2번은 여전히 수정해 주십시오.") == frozenset()
     assert setting_values("캐시는 좋지만, TTL을 30초로 줄여 주세요.") == {"30초@"}
@@ -1066,9 +1068,9 @@ def test_a_maximum_is_a_bound_and_objecting_to_a_change_made_reverses_it() -> No
 
 
 def test_times_of_day_defaults_fixed_to_a_value_and_statements_that_ask_nothing() -> None:
-    # "04:00" and "03:30 이후" are times of day (minutes after midnight), a value and a bound.
-    assert setting_values("실행 시각을 04:00 으로 옮겨 주십시오.") == {"240분@"}
-    assert setting_values("실행 시각은 03:30 이후여야 합니다.") == {">=210분@"}
+    # "04:00" and "03:30 이후" are times of day (a unit of their own), a value and a bound.
+    assert setting_values("실행 시각을 04:00 으로 옮겨 주십시오.") == {"0400시각@"}
+    assert setting_values("실행 시각은 03:30 이후여야 합니다.") == {">=0330시각@"}
     # "`ko` 로 고정" gives a value ("`orjson`으로 바꿔" switches to a name).
     assert setting_values("`defaultLocale` 을 `ko` 로 고정해 주십시오.") == {"=ko@defaultlocale"}
     assert setting_values("Set `defaultLocale: 'en'` and keep Korean under `/ko`.") == {
@@ -1189,7 +1191,8 @@ def test_korean_numbers_with_particles_and_a_refusal_of_the_one_point_left() -> 
     anchors = topic("`bulk` 요청이 5000건 고정이라 ES 클러스터에서 429가 납니다.").anchors
     assert {"num:5000건", "num:429"} <= anchors
     assert owner_clause("증분 경로에는 넣지 않겠습니다.").act is Act.DECLINE
-    assert reviewer_clause("증분 1회 소요 시간이 14분에서 3분으로 줄었습니다.").act is Act.FACT
+    # "줄었습니다" reports a drop, good or bad: "처리량이 절반으로 줄었습니다" is a problem.
+    assert reviewer_clause("배포 후 처리량이 절반으로 줄었습니다.").act is Act.FINDING
     deleted = Finding(label="F1", author="search-bot", summary="", anchors=["code:deleted_at"],
                       terms=["상품", "색인", "제거"])
     bulk = Finding(label="F2", author="perf-bot", summary="", anchors=["code:bulk", "num:429"],
@@ -1208,3 +1211,59 @@ def test_a_setting_named_by_its_last_word_and_who_is_speaking() -> None:
     assert reverses(none, strict)
     assert setting_values("SameSite 속성은 `None`(`Secure`와 함께)이어야 합니다.") == {"=none@"}
     assert reviewer_clause("임베드 관점에서 확인 부탁드립니다.").act is Act.FACT
+
+
+def test_review_regressions_from_this_sessions_rules() -> None:
+    """Ordinary review sentences an independent review found misread by this
+    session's rules; each was read right before them."""
+    from bot.contradictions import demands_of
+    from bot.demands import direction
+
+    def finding(label: str, author: str, text: str) -> Finding:
+        t = topic(text)
+        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
+                       terms=sorted(t.terms), **demands_of(text, set()))
+
+    # Unrelated quantities are no contradiction: a rate per second and per request,
+    # a latency and a timeout, a time of day and a duration.
+    pairs = [("Send no more than 50 messages per second to the SMS provider.",
+              "Please batch at least 200 messages per request to the SMS provider."),
+             ("Keep p99 latency of the checkout API under 300ms.",
+              "Please raise the checkout API client timeout to at least 5s."),
+             ("배치 실행은 03:30 이후로 옮겨 주세요.", "배치 타임아웃은 60분 이하로 줄여 주세요.")]
+    for one, other in pairs:
+        assert not reverses(finding("F2", "b", other), finding("F1", "a", one)), one
+    # "한 번에" is "at a time"; a ratio is no time of day.
+    assert setting_values("재전송은 한 번에 최대 100건까지만 보내 주세요.") == {"<=100건@"}
+    assert not any("시각" in v for v in setting_values("Keep the ratio at 1:10, please."))
+    # A fix reported beside "no further changes needed" is a fix.
+    assert owner_clause("No further changes needed elsewhere.").act is not Act.DECLINE
+    assert reviewer_clause("Turn 2 looked fine to me.").act is not Act.FINDING
+    assert reviewer_clause("The regex matches `../`, so path traversal is possible.").act is Act.FINDING
+    assert reviewer_clause("The fix has no effect on the race: two workers still debit twice."
+                           ).act is not Act.FACT
+    assert reviewer_clause("수정 후에도 p99 지연에는 변화는 없습니다.").act is not Act.FACT
+    assert reviewer_clause("보안 관점에서 토큰이 노출됩니다.").act is Act.FINDING
+    # A closing "nothing else" keeps the turn's findings; "요청이 없습니다" mid-sentence is a finding.
+    findings: list = []
+    judge_round(findings, [("rev", ["- `retry()` never gives up. Cap it.\n"
+                                    "- `orders.py:40` logs the card number.\nNothing else from me."])],
+                None, 1)
+    assert len(findings) == 2
+    assert reviewer_clause("결제 실패 시 재시도 요청이 없습니다.").act is Act.FINDING
+    # "I withdraw my previous comment" takes back the latest point, not every one.
+    findings = []
+    judge_round(findings, [("rev", ["- Please add an index on `orders.created_at`.",
+                                    "- Please add jitter to `reconnect()` backoff.",
+                                    "I withdraw my previous comment; `reconnect()` already randomizes."])],
+                None, 1)
+    assert [f.summary for f in findings] == ["Please add an index on `orders.created_at`."]
+    # "it should increase to 30s" asks; "at this stage" names no environment.
+    assert direction("The timeout is too short, it should increase to 30s.") == 1
+    lower = finding("F1", "a", "Please lower `MAX_CONN` to 20 at this stage.")
+    assert reverses(finding("F2", "b", "Please raise `MAX_CONN` to 200 in prod."), lower)
+    # A measurement after a colon asks nothing; the request after it does.
+    assert setting_values("Benchmark: cache hit rate is 95% with the `CACHE_TTL` at 300s. "
+                          "Please lower `CACHE_TTL` to 60s.") == {"60s@cache_ttl"}
+    # A dot inside a name ends no sentence.
+    assert setting_values("`retry.max` 는 3회까지만 하고, 그 뒤에는 DLQ로 보내 주십시오.") == {"<=3회@max"}
