@@ -25,6 +25,15 @@ from bot.owner_turn import read_owner
 from bot.values import setting_values, values
 
 
+def _finding(label: str, author: str, text: str) -> Finding:
+    """A point as the ledger would keep it: its anchors, terms and demands."""
+    from bot.contradictions import demands_of
+
+    t = topic(text)
+    return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
+                   terms=sorted(t.terms), **demands_of(text, set()))
+
+
 def test_checked_again_and_it_still_fails_is_not_an_acknowledgement() -> None:
     # "확인했는데" (I checked, and …) leads into what is still wrong.
     halves = [text for _, text in items(["스테이징에서 다시 확인했는데, 역시 옛 값이 계속 나옵니다."])]
@@ -923,21 +932,17 @@ def test_emphasis_is_read_as_plain_words() -> None:
 
 
 def test_cache_directives_that_cannot_both_hold_and_places_named_before_the_request() -> None:
-    from bot.contradictions import demands_of
 
-    def finding(label: str, author: str, text: str) -> Finding:
-        return Finding(label=label, author=author, summary="", anchors=sorted(topic(text).anchors),
-                       **demands_of(text, set()))
 
-    store = finding("F1", "sec-bot", "For `/api/v2/profile` `Cache-Control` must be `no-store`.")
-    longer = finding("F2", "perf-bot", "On `/api/v2/profile` raise it to `max-age=3600`.")
-    private = finding("F3", "perf-bot", "On `/api/v2/profile` set `Cache-Control: private`.")
+    store = _finding("F1", "sec-bot", "For `/api/v2/profile` `Cache-Control` must be `no-store`.")
+    longer = _finding("F2", "perf-bot", "On `/api/v2/profile` raise it to `max-age=3600`.")
+    private = _finding("F3", "perf-bot", "On `/api/v2/profile` set `Cache-Control: private`.")
     assert reverses(store, longer) and reverses(longer, store)
     assert not reverses(store, private)  # "no-store" and "private" hold together
     # The file is named a sentence before the request: still the request's place.
-    staging = finding("F1", "cost-bot", "`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. "
+    staging = _finding("F1", "cost-bot", "`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. "
                       "분당 40건이라 2로 낮춰 주세요.")
-    prod = finding("F2", "perf-bot", "`deploy/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요.")
+    prod = _finding("F2", "perf-bot", "`deploy/prod.env`의 `CELERY_CONCURRENCY`를 16으로 올려 주세요.")
     assert staging.places == ["env:staging", "path:deploy/staging.env"]
     assert not reverses(staging, prod)
 
@@ -956,19 +961,14 @@ def test_an_owner_aside_about_other_work_fixes_no_open_finding() -> None:
 
 
 def test_a_setting_named_in_words_beside_a_value_for_no_named_setting() -> None:
-    from bot.contradictions import demands_of
 
-    def finding(label: str, author: str, text: str) -> Finding:
-        t = topic(text)
-        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
-                       terms=sorted(t.terms), **demands_of(text, set()))
 
-    early = finding("F1", "data-bot", '`schedule: "0 3 * * *"` runs too late. Move it to `"0 1 * * *"`.')
-    back = finding("F2", "sre-bot", 'It overlaps `pg-basebackup`. The schedule has to go back to `"0 3 * * *"`.')
+    early = _finding("F1", "data-bot", '`schedule: "0 3 * * *"` runs too late. Move it to `"0 1 * * *"`.')
+    back = _finding("F2", "sre-bot", 'It overlaps `pg-basebackup`. The schedule has to go back to `"0 3 * * *"`.')
     assert reverses(back, early)
     # A value given to a setting it names in code is about that setting only.
-    ttl = finding("F3", "privacy-bot", "Private thumbnails leak. Please cut `THUMB_URL_TTL` to 1 hour.")
-    longer = finding("F4", "perf-bot", "Please raise the max-age on `thumbnail()` to `86400`.")
+    ttl = _finding("F3", "privacy-bot", "Private thumbnails leak. Please cut `THUMB_URL_TTL` to 1 hour.")
+    longer = _finding("F4", "perf-bot", "Please raise the max-age on `thumbnail()` to `86400`.")
     assert not reverses(ttl, longer)
 
 
@@ -993,7 +993,6 @@ def test_a_name_that_must_stay_is_asked_to_be_there() -> None:
 
 
 def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
-    from bot.contradictions import demands_of
 
     assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {"<=3회@"}
     assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@"}
@@ -1003,22 +1002,18 @@ def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
     assert setting_values("2번은 여전히 수정해 주십시오.") == frozenset()
     assert setting_values("캐시는 좋지만, TTL을 30초로 줄여 주세요.") == {"30초@"}
 
-    def finding(label: str, author: str, text: str) -> Finding:
-        t = topic(text)
-        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
-                       terms=sorted(t.terms), **demands_of(text, set()))
 
-    cap = finding("F1", "deliv-bot", "Please cap how fast we send: no more than 50 messages per second.")
-    fast = finding("F2", "ops-bot", "The sending rate has to go up to at least 200 messages a second.")
+    cap = _finding("F1", "deliv-bot", "Please cap how fast we send: no more than 50 messages per second.")
+    fast = _finding("F2", "ops-bot", "The sending rate has to go up to at least 200 messages a second.")
     assert reverses(fast, cap)
-    within = finding("F3", "ops-bot", "The sending rate has to go up to at least 40 messages a second.")
+    within = _finding("F3", "ops-bot", "The sending rate has to go up to at least 40 messages a second.")
     assert not reverses(within, cap)  # 40 to 50 a second meets both
-    few = finding("F4", "rel-bot", "재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.")
-    many = finding("F5", "partner-bot", "재전송 횟수를 8회 이상으로 늘려 주십시오.")
+    few = _finding("F4", "rel-bot", "재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.")
+    many = _finding("F5", "partner-bot", "재전송 횟수를 8회 이상으로 늘려 주십시오.")
     assert reverses(many, few)
     # A bound with no unit is no time: "합계 30 이하" and "5초로" are two settings.
-    total = finding("F6", "dba-bot", "`pool_size + max_overflow` 합계는 30 이하로 맞춰 주세요.")
-    timeout = finding("F7", "perf-bot", "`pool_size` 는 충분합니다. `pool_timeout` 30초는 깁니다. 5초로 줄여 주세요.")
+    total = _finding("F6", "dba-bot", "`pool_size + max_overflow` 합계는 30 이하로 맞춰 주세요.")
+    timeout = _finding("F7", "perf-bot", "`pool_size` 는 충분합니다. `pool_timeout` 30초는 깁니다. 5초로 줄여 주세요.")
     assert not reverses(timeout, total)
 
 
@@ -1170,20 +1165,17 @@ def test_a_line_of_context_is_no_finding_unless_it_asks() -> None:
 
 
 def test_environments_are_places() -> None:
-    from bot.contradictions import demands_of, places
+    from bot.contradictions import places
 
     assert places("**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.") == {"env:staging"}
     assert "env:production" in places("Set it in `overlays/prod/hpa.yaml`.")
     assert places("`deploy/celery/staging.env`") == {"env:staging", "path:deploy/celery/staging.env"}
 
-    def finding(label: str, author: str, text: str) -> Finding:
-        return Finding(label=label, author=author, summary="", anchors=sorted(topic(text).anchors),
-                       **demands_of(text, set()))
 
-    stage = finding("F1", "obs-bot", "**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.")
-    prod = finding("F2", "cost-bot", "운영(`ENV=production`)은 `traces_sample_rate`를 0.05로 낮춰야 합니다. "
+    stage = _finding("F1", "obs-bot", "**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.")
+    prod = _finding("F2", "cost-bot", "운영(`ENV=production`)은 `traces_sample_rate`를 0.05로 낮춰야 합니다. "
                    "스테이징 값은 상관없습니다.")
-    anywhere = finding("F3", "cost-bot", "`traces_sample_rate`를 0.05로 낮춰야 합니다.")
+    anywhere = _finding("F3", "cost-bot", "`traces_sample_rate`를 0.05로 낮춰야 합니다.")
     assert not reverses(prod, stage) and reverses(anywhere, stage)
 
 
@@ -1216,13 +1208,8 @@ def test_a_setting_named_by_its_last_word_and_who_is_speaking() -> None:
 def test_review_regressions_from_this_sessions_rules() -> None:
     """Ordinary review sentences an independent review found misread by this
     session's rules; each was read right before them."""
-    from bot.contradictions import demands_of
     from bot.demands import direction
 
-    def finding(label: str, author: str, text: str) -> Finding:
-        t = topic(text)
-        return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
-                       terms=sorted(t.terms), **demands_of(text, set()))
 
     # Unrelated quantities are no contradiction: a rate per second and per request,
     # a latency and a timeout, a time of day and a duration.
@@ -1232,7 +1219,7 @@ def test_review_regressions_from_this_sessions_rules() -> None:
               "Please raise the checkout API client timeout to at least 5s."),
              ("배치 실행은 03:30 이후로 옮겨 주세요.", "배치 타임아웃은 60분 이하로 줄여 주세요.")]
     for one, other in pairs:
-        assert not reverses(finding("F2", "b", other), finding("F1", "a", one)), one
+        assert not reverses(_finding("F2", "b", other), _finding("F1", "a", one)), one
     # "한 번에" is "at a time"; a ratio is no time of day.
     assert setting_values("재전송은 한 번에 최대 100건까지만 보내 주세요.") == {"<=100건@"}
     assert not any("시각" in v for v in setting_values("Keep the ratio at 1:10, please."))
@@ -1260,8 +1247,8 @@ def test_review_regressions_from_this_sessions_rules() -> None:
     assert [f.summary for f in findings] == ["Please add an index on `orders.created_at`."]
     # "it should increase to 30s" asks; "at this stage" names no environment.
     assert direction("The timeout is too short, it should increase to 30s.") == 1
-    lower = finding("F1", "a", "Please lower `MAX_CONN` to 20 at this stage.")
-    assert reverses(finding("F2", "b", "Please raise `MAX_CONN` to 200 in prod."), lower)
+    lower = _finding("F1", "a", "Please lower `MAX_CONN` to 20 at this stage.")
+    assert reverses(_finding("F2", "b", "Please raise `MAX_CONN` to 200 in prod."), lower)
     # A measurement after a colon asks nothing; the request after it does.
     assert setting_values("Benchmark: cache hit rate is 95% with the `CACHE_TTL` at 300s. "
                           "Please lower `CACHE_TTL` to 60s.") == {"60s@cache_ttl"}
