@@ -782,8 +782,8 @@ def test_understood_but_unchanged_withdraws_nothing() -> None:
 
 
 def test_a_point_that_says_it_does_not_conflict_and_requests_in_other_places() -> None:
-    from bot.contradictions import places
     from bot.demands import requests, unopposed
+    from bot.places import places
 
     text = ("`location /api/`에 `gzip off;`를 명시해 주세요. perf-bot의 1번은 `/static/` 대상이라 "
             "이것과 겹치지 않습니다.")
@@ -1165,7 +1165,7 @@ def test_a_line_of_context_is_no_finding_unless_it_asks() -> None:
 
 
 def test_environments_are_places() -> None:
-    from bot.contradictions import places
+    from bot.places import places
 
     assert places("**스테이징만** `traces_sample_rate=1.0`으로 올려 주세요.") == {"env:staging"}
     assert "env:production" in places("Set it in `overlays/prod/hpa.yaml`.")

@@ -1,0 +1,85 @@
+"""Where a request applies, for contradictions between reviewers: the files
+it names (by path as written), routes and key prefixes (`/api/`, `tmp/`),
+and environments (staging, production). Two requests for one setting in
+different places can both be met. Pure functions of text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.demands import requests
+from bot.findings import topic
+from bot.wording import CODE, PATH, URL, is_file
+
+
+@lru_cache(maxsize=8192)  # a point's places are asked for each finding it is compared with
+def places(text: str) -> frozenset[str]:
+    """The files (by path as written) and routes (`/api/`, `/v1/orders`) a
+    request names."""
+    out = {"path:" + m.group(1).lower() for m in PATH.finditer(URL.sub(" ", text))
+           if is_file(m.group(1))}
+    for span in CODE.findall(text):
+        # `GET /api/v1/catalog`: the route a method is asked for.
+        out.update("code:" + word.lower().rstrip(".,") for word in span.split()
+                   if word.startswith("/") and len(word) > 1)
+    out.update("env:" + _ENVS[m.group(0).lower().replace(" ", "")] for m in _ENV.finditer(text))
+    for anchor in topic(text).anchors:
+        kind, _, name = anchor.partition(":")
+        if kind == "code" and len(name) > 1 and (name.startswith("/") or name.endswith("/")):
+            # A route (`/api/`) or a folder or key prefix (`tmp/`, `invoices/`).
+            out.add(anchor)
+    return _path_envs(frozenset(out))
+
+
+def _path_envs(found: frozenset[str]) -> frozenset[str]:
+    """With the environments their paths name: `deploy/prod.env`,
+    `values-staging.yaml`, `overlays/prod/hpa.yaml`."""
+    return found | {"env:" + _ENVS[word] for p in found if p.startswith("path:")
+                    for word in re.split(r"[/._-]", p[5:]) if word in _ENVS}
+
+
+_CONFIG = frozenset("env yaml yml toml ini cfg conf properties json tf tfvars".split())
+
+
+def request_places(text: str) -> frozenset[str]:
+    """Where the point's request applies: the places its asking clauses name,
+    else (or beside environments alone) the configuration files of the point."""
+    asked_places = places(requests(text))
+    if any(not p.startswith("env:") for p in asked_places):
+        return asked_places
+    return asked_places | _config_places(text)
+
+
+@lru_cache(maxsize=8192)
+def _config_places(text: str) -> frozenset[str]:
+    """Where a request that names no place is asked: a configuration file its
+    point names ("`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. 2로
+    낮춰 주세요"), not the code its argument cites."""
+    return _path_envs(frozenset(p for p in places(text) if not p.startswith("env:") and (
+        not p.startswith("path:") or p.rsplit(".", 1)[-1] in _CONFIG)))
+
+
+def same_place(a: list[str], b: list[str]) -> bool:
+    """Unless both name environments and none in common (staging and
+    production), or both name files or routes and none in common: the same
+    route, or the same file, one path being the end of the other (`hpa.yaml`
+    and `overlays/prod/hpa.yaml`, not `overlays/staging/hpa.yaml` and
+    `overlays/prod/hpa.yaml`)."""
+    envs_a, envs_b = {x for x in a if x.startswith("env:")}, {x for x in b if x.startswith("env:")}
+    if envs_a and envs_b and not envs_a & envs_b:
+        return False
+    rest_a, rest_b = [x for x in a if x not in envs_a], [x for x in b if x not in envs_b]
+    return not (rest_a and rest_b) or any(
+        x == y or (x.startswith("path:") and y.startswith("path:") and (
+            x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in rest_a for y in rest_b)
+
+
+# Environments a request is for ("스테이징만", "`ENV=production`", "in prod").
+_ENVS = {"staging": "staging", "stg": "staging", "스테이징": "staging",
+         "production": "production", "prod": "production", "프로덕션": "production",
+         "운영환경": "production", "운영서버": "production", "운영계": "production",
+         "sandbox": "sandbox", "샌드박스": "sandbox"}
+_ENV = re.compile(r"(?<![\w/.-])(?:staging|stg|production|prod|sandbox)(?![\w/-]|\.\w)"
+                  r"|스테이징|프로덕션|운영\s*환경|운영\s*서버|운영계|샌드박스", re.I)
