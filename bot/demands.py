@@ -45,17 +45,11 @@ _NOT_UP = re.compile(
 )
 
 
-_ASKS = re.compile(
-    # "-어야/-아야 합니다" is any verb's "must" (바꿔야, 만들어 두어야, no-store여야).
-    r"주세요|주십시오|주시(?:고|기|면)|주셔야|바랍니다|해야|하세요|필요합니다|" + w.MUST_KO + r"|좋겠습니다"
-    r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
-    re.I,
-)
 def asks(clause: str) -> bool:
     """The clause asks for something in so many words ("please", "must",
     "주세요", an imperative, also after a colon: "…JSON: enable compression"),
     not only names a problem."""
-    return bool(_ASKS.search(clause) or w.IMPERATIVE.match(clause) or (
+    return bool(w.ASKS.search(clause) or w.IMPERATIVE.match(clause) or (
         ": " in clause and _VERB_AFTER_COLON.match(clause.split(": ", 1)[1])))
 
 

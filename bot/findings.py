@@ -302,7 +302,7 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
             # "(It passes locally only without the fixture; …)", "참고로 재현
             # 방법은 처음과 같습니다: …": an aside, the whole line.
             aside = ((text.startswith("(") and text.rstrip(".").endswith(")"))
-                     or bool(w.LEAD_IN.match(text))) and not w.ASIDE_ASKS.search(text)
+                     or bool(w.LEAD_IN.match(text))) and not w.ASKS.search(text)
             points.append(w.CHECKED_MARK + text if praise or aside else text)
             quote_of.append(quote)
     return points, quote_of
@@ -401,7 +401,7 @@ def reviewer_clause(text: str) -> Clause:
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
     if ((says_nothing and not t.strong) or text.startswith(w.CHECKED_MARK)
-            or (w.LEAD_IN.match(text) and not w.ASIDE_ASKS.search(text))):
+            or (w.LEAD_IN.match(text) and not w.ASKS.search(text))):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6

@@ -263,12 +263,12 @@ EARLIER_COMMENT = words(
 )
 # "For reference, here's what `handle_event()` looks like (trimmed):", "참고로
 # 재현 방법은 처음과 같습니다: …": context, not a point, whatever it names
-# (unless it asks in so many words: `ASIDE_ASKS`).
+# (unless it asks in so many words: `ASKS`).
 LEAD_IN = words(r"^\W*(?:for\s+(?:reference|context)|fyi|참고로|참고용으로)\b", re.I)
 # A heading over what the reviewer checked and found good ("Things I verified
 # and am happy with:", "문제없는 부분:"): the bullets under it are no findings;
 # they are read with `CHECKED_MARK` before them, as is a line that is all one
-# aside in parentheses and asks nothing (`ASIDE_ASKS`).
+# aside in parentheses and asks nothing (`ASKS`).
 GOOD_HEADING = words(
     r"\b(?:look(?:s|ed)?\s+(?:fine|good|right|correct)|happy\s+with|(?:is|are)\s+fine|no\s+issues?|what\s+works"
     r"|(?:the\s+)?good\s+(?:parts|bits|things))\b|\bverified\s*:|\blgtm\b"
@@ -277,7 +277,13 @@ GOOD_HEADING = words(
 )
 ISSUES_HEADING = re.compile(r"\b(?:issues?|problems?|concerns?|blockers?|but|except)\b|문제(?:가|점)|지적|다만|우려", re.I)
 CHECKED_MARK = "✓ "
-ASIDE_ASKS = re.compile(r"\b(?:please|must|should|need\s+to|have\s+to)\b|주세요|주십시오|해야|하십시오", re.I)
+# Asking in so many words: "please", "must", "주세요", any verb's "-어야 합니다"
+# (바꿔야, 만들어 두어야, no-store여야). `bot.demands.asks` adds imperatives.
+ASKS = re.compile(
+    r"주세요|주십시오|하십시오|주시(?:고|기|면)|주셔야|바랍니다|해야|하세요|필요합니다|" + MUST_KO + r"|좋겠습니다"
+    r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
+    re.I,
+)
 # Words an acknowledgement says besides what it acknowledges.
 ACK_WORDS = frozenset(
     "반영 수정 확인 변경 부분 사항 내용 적용 해결 완료 처리 감사 감사합 고맙 이번 이제 모두 전부 "

@@ -932,8 +932,6 @@ def test_emphasis_is_read_as_plain_words() -> None:
 
 
 def test_cache_directives_that_cannot_both_hold_and_places_named_before_the_request() -> None:
-
-
     store = _finding("F1", "sec-bot", "For `/api/v2/profile` `Cache-Control` must be `no-store`.")
     longer = _finding("F2", "perf-bot", "On `/api/v2/profile` raise it to `max-age=3600`.")
     private = _finding("F3", "perf-bot", "On `/api/v2/profile` set `Cache-Control: private`.")
@@ -961,8 +959,6 @@ def test_an_owner_aside_about_other_work_fixes_no_open_finding() -> None:
 
 
 def test_a_setting_named_in_words_beside_a_value_for_no_named_setting() -> None:
-
-
     early = _finding("F1", "data-bot", '`schedule: "0 3 * * *"` runs too late. Move it to `"0 1 * * *"`.')
     back = _finding("F2", "sre-bot", 'It overlaps `pg-basebackup`. The schedule has to go back to `"0 3 * * *"`.')
     assert reverses(back, early)
@@ -993,7 +989,6 @@ def test_a_name_that_must_stay_is_asked_to_be_there() -> None:
 
 
 def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
-
     assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {"<=3회@"}
     assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@"}
     assert setting_values("Please send no more than 50 messages per second overall.") == {
