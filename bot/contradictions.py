@@ -103,6 +103,7 @@ def reverses(a: Finding, b: Finding) -> bool:
               if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
+    shared |= _removed(a, b) | _removed(b, a)
     if not shared:
         return _quantity_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
@@ -124,9 +125,7 @@ def reverses(a: Finding, b: Finding) -> bool:
         # reviewer's fixed finding asked for, on its anchor; "방금 추가한 인덱스는
         #빼 주십시오": removing a name it asked for.
         if other.status is FindingStatus.FIXED and (_REVERT.intersection(one.asks) or (
-                other.direction != -1 and any(
-                    v.startswith("-@") and f"code:{v[2:]}" in other.anchors
-                    and v not in other.values for v in one.values))):
+                other.direction != -1 and _removed(one, other))):
             return True
     for one, other in ((a, b), (b, a)):
         # "미리 만들지 말고" against a request that holds "만들어 두어야".
@@ -173,6 +172,15 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     return {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
             and len(x[5:]) >= 5 and x[5:] in words}
+
+
+def _removed(one: Finding, other: Finding) -> set[str]:
+    """`other`'s names in code that `one` asks to be rid of (and `other` did
+    not): "remove `X`", or `X` under a longer name that ends with it ("drop
+    `0142_orders_created_at_idx`", the migration of `orders_created_at_idx`)."""
+    gone = {v[2:] for v in one.values if v.startswith("-@") and v not in other.values}
+    return {x for x in other.anchors if x.startswith("code:") and any(
+        name == x[5:] or (len(x[5:]) >= 8 and name.endswith("_" + x[5:])) for name in gone)}
 
 
 def _names_setting(anchor: str) -> bool:

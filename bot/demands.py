@@ -64,7 +64,10 @@ _VERB_AFTER_COLON = re.compile(
 # "It should shrink roughly tenfold": the effect expected, not a request.
 # (Not "it should increase to 30s": that asks.)
 _EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\b|stay\b|remain\b)[a-z]+\b"
-                     r"(?!\s+(?:(?:down|up|back)\s+)?to\s+`?\d)", re.I)
+                     r"(?!\s+(?:(?:down|up|back)\s+)?to\s+`?\d)"
+                     # "reject anything larger": what a cap refuses, not a raise.
+                     r"|\b(?:reject|refuse|deny|block)\s+(?:anything|everything|values?|requests?)\s+"
+                     r"(?:larger|bigger|longer|higher|more)\b", re.I)
 
 
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
@@ -129,6 +132,8 @@ _PROHIBITED_KO = re.compile(
     r"([가-힣]{2,6})지\s*(?:말|마세요|마십시오|않는\s*(?:것이|게|편이)\s*(?:좋|낫)|않아야|않도록\s*해)"
     # "인덱스를 추가하는 것은 하지 말아 주십시오": the verb before "하는 것".
     r"|([가-힣]{1,5})하는\s*(?:것|걸)(?:은|을|도|는)?\s*(?:하지\s*(?:말|마)|피해|삼가)"
+    # "확장을 추가하면 안 됩니다": not to be done.
+    r"|([가-힣]{2,6})(?:으)?면\s*안\s*(?:됩|되|돼)"
 )
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
@@ -151,7 +156,7 @@ def prohibited(text: str) -> frozenset[str]:
     out: set[str] = set()
     for clause in asked(text):
         for match in _PROHIBITED_KO.finditer(clause):
-            word = match.group(1) or match.group(2)
+            word = match.group(1) or match.group(2) or match.group(3)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)
@@ -171,6 +176,7 @@ _ASK_EN = re.compile(
     re.I,
 )
 _HANGUL_WORD = re.compile(r"[가-힣]+")
+_JOINED_KO = re.compile(r"([가-힣]{2,4})하고(?![가-힣])")
 
 
 _OPPOSE = re.compile(
@@ -217,6 +223,8 @@ def asked_verbs(text: str) -> frozenset[str]:
             # (Its last three words: a window, not the whole clause again for every match.)
             for word in _HANGUL_WORD.findall(clause[max(0, match.start() - 80): match.start() + 1])[-3:]:
                 out.update(word[:n] for n in range(2, len(word) + 1))
+            # "확장을 추가하고 인덱스를 만들어야": the verbs joined before it ask too.
+            out.update(m.group(1) for m in _JOINED_KO.finditer(clause, 0, match.start()))
         for match in _ASK_EN.finditer(clause):
             out.add(word_stem(match.group(1).lower()))
         first = re.match(r"\s*(?:please\s+)?(?:pre-?)?([a-z]{3,})", clause, re.I)
@@ -228,8 +236,9 @@ def asked_verbs(text: str) -> frozenset[str]:
 # "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":
 # a conflict the owner took back.
 _RETRACTED = re.compile(
-    r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는"
-    r"|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b",
+    r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는|처음엔"
+    # "동시에 만족할 수 없는 것처럼 보였지만": it only looked so.
+    r"|것처럼\s*보였|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
     re.I,
 )
 

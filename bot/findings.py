@@ -373,8 +373,10 @@ def _split(pattern: re.Pattern[str], text: str) -> list[str]:
 
 
 def _says_again(text: str) -> bool:
-    """A line that repeats or rejects: never a mere heading."""
-    return bool(w.REFERENCE.search(text) or w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text))
+    """A line that repeats or rejects, or names a commit ("Both done in
+    `0a9e7d4`:" reports the fix the list below details): never a mere heading."""
+    return bool(w.REFERENCE.search(text) or w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
+                or w.COMMIT.search(text))
 
 
 def _content(text: str) -> Topic:

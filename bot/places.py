@@ -49,7 +49,26 @@ def request_places(text: str) -> frozenset[str]:
     asked_places = places(requests(text))
     if any(not p.startswith("env:") for p in asked_places):
         return asked_places
-    return asked_places | _config_places(text)
+    # (A request that says where, "in production", is not placed by the file
+    # its argument opens on.)
+    return asked_places | _config_places(text) | (
+        frozenset() if asked_places else _subject_place(text))
+
+
+# A point that opens on a file: "`sync/worker/consumer.py:97`의 배치 컨슈머는
+# …", "`app/api.py:40`: …".
+_OPENING_PATH = re.compile(
+    r"\s*(?:[-*]\s+|\d+[.)]\s+)?`?([\w./-]+)(?::\d+)?`?(?=[\s:,(]|의|에서|에)")
+
+
+def _subject_place(text: str) -> frozenset[str]:
+    """The file a point opens on is what it is about: the request in it (a
+    value for `stop_after_attempt` there) applies in that file, however it
+    is worded."""
+    m = _OPENING_PATH.match(text)
+    if m is None or "/" not in m.group(1) or not is_file(m.group(1)):
+        return frozenset()
+    return _path_envs(frozenset({"path:" + m.group(1).lower()}))
 
 
 @lru_cache(maxsize=8192)

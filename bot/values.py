@@ -194,7 +194,8 @@ _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
 _UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b)", re.I)
 _LOWER_AFTER = re.compile(r"`?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
 _UPPER_BEFORE = re.compile(
-    r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|cap(?:ped)?\s+(?:it\s+)?at|limit(?:ed)?\s+(?:it\s+)?to"
+    # ("Cap `limit` at 100": the setting may stand between.)
+    r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
     r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 _LOWER_BEFORE = re.compile(
     r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
@@ -208,7 +209,7 @@ def _bound(clause: str, start: int, end: int) -> str:
         return "<="
     if _LOWER_AFTER.match(clause, end):
         return ">="
-    before = clause[max(0, start - 20):start]
+    before = clause[max(0, start - 60):start]
     return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
 
 

@@ -498,7 +498,11 @@ ANNOUNCE = words(
     r"|^[^.\n]{0,20}관점(?:에서|의)?\s*(?:(?:의견|리뷰|검토)?\s*(?:입니다|드립니다)|(?:확인|검토)\s*부탁드립니다)?[.:]?$"
     # "테스트 결과 공유드립니다.", "Sharing the test results:": what follows is the point.
     r"|^[^.\n]{0,30}(?:공유드립니다|공유합니다|공유드려요|(?:결과|내용|위치|예시|로그|수치|측정값)입니다)[.:]?$"
-    r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$",
+    r"|^\W*(?:sharing|here\s+(?:are|is))\s+(?:the\s+|my\s+)?(?:test\s+|ci\s+)?(?:results?|output|logs?|numbers)\b[^.\n]{0,30}[.:]?$"
+    # What the reviewer will do later: "I'll look at the migration once there
+    # is one.", "마이그레이션이 올라오면 그때 보겠습니다."
+    r"|^\W*(?:i'll|i\s+will)\s+(?:(?:take\s+a\s+)?look|review|check|come\s+back)\b[^.\n]{0,60}[.]?$"
+    r"|^[^.\n]{0,60}(?:그때|나중에|이후에)\s*(?:다시\s*)?(?:보겠습니다|살펴보겠습니다|검토하겠습니다)[.]?$",
     re.I,
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.
@@ -529,6 +533,8 @@ NO_CONFLICT = words(
     r"(?:충돌|상충|모순|겹치)(?:하지\s*않|되지\s*않|지\s*않|(?:은|이|도)?\s*없)"
     # ("동시에 만족할 수 있는 값이 없습니다" is no way to meet both.)
     r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있(?!는\s*\S+\s*없)"
+    # "아래처럼 하면 둘 다 충족됩니다": both are met, as shown.
+    r"|(?:둘\s*다|모두|함께)\s*(?:충족|만족)(?:됩|시킵|시켰|합니다|했습)"
     r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)"
     # ("must not conflict with the login limit" asks for something.)
     r"|(?<!must\s)(?<!should\s)(?<!shall\s)\bnot\s+(?:in\s+)?(?:conflict|contradiction)"

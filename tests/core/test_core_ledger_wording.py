@@ -1249,3 +1249,52 @@ def test_review_regressions_from_this_sessions_rules() -> None:
                           "Please lower `CACHE_TTL` to 60s.") == {"60s@cache_ttl"}
     # A dot inside a name ends no sentence.
     assert setting_values("`retry.max` 는 3회까지만 하고, 그 뒤에는 DLQ로 보내 주십시오.") == {"<=3회@max"}
+
+
+def test_a_default_within_a_cap_a_point_opening_on_its_file_and_a_conflict_that_only_seemed() -> None:
+    # "Cap `X` at 100": a maximum, with the setting between the verb and the number.
+    assert setting_values("Cap `page_size` at 50 (`MAX_ROWS`) and reject anything larger.") == {
+        "<=50@page_size"}
+    default = _finding("F1", "api-bot", "Lower the default `page_size` from 200 to 25.")
+    cap = _finding("F2", "db-bot", "Cap `page_size` at 50 (`MAX_ROWS`) and reject anything larger.")
+    over = _finding("F3", "db-bot", "Cap `page_size` at 10 (`MAX_ROWS`) and reject anything larger.")
+    assert not reverses(cap, default)  # 25 is within 50
+    assert reverses(over, default)  # 25 is not within 10
+    # Two points that open on two files ask the same call to differ in each file.
+    sync = _finding("F1", "sre-bot", "`jobs/http/fetch.py:40`의 조회는 동기 경로입니다. "
+                    "`stop_after_attempt(2)`로 줄여 주세요.")
+    batch = _finding("F2", "data-bot", "`jobs/batch/loader.py:88`의 적재는 야간 배치입니다. "
+                     "`stop_after_attempt(7)`로 늘려 주세요.")
+    assert not reverses(batch, sync)
+    prose = _finding("F3", "data-bot", "야간 배치가 자주 실패합니다. `stop_after_attempt(7)`로 늘려 주세요.")
+    assert reverses(prose, sync)  # no place of its own: the same call, another value
+    # "looked as if both could not be met, but both are met below": no conflict.
+    assert not declares_conflict("F1과 F3은 처음엔 동시에 만족할 수 없는 것처럼 보였지만, "
+                                 "아래처럼 하면 둘 다 충족됩니다.")
+    assert not declares_conflict("At first these seemed like they conflict, but the retry "
+                                 "queue below satisfies both.")
+    assert declares_conflict("F1과 F3은 동시에 만족할 수 없습니다.")
+
+
+def test_a_commit_heading_reports_a_fix_a_later_look_asks_nothing_and_removing_under_a_longer_name() -> None:
+    # "Done in `abc1234`:" above the list of changes reports the fix (no heading).
+    cache = Finding(label="F1", author="perf-bot", summary="", anchors=["code:ttl_seconds"],
+                    terms=["ttl", "cache", "~cache"])
+    turn = ["STEP_DONE\nAll addressed in `c0ffee1`:\n- `ttl_seconds` read from settings\n"
+            "pytest: 40 passed"]
+    assert read_owner([cache], turn) == {"F1": OwnerAction.FIX}
+    # The reviewer's own later look is no request to the owner.
+    for text in ("I'll look at the migration once there is one.",
+                 "마이그레이션이 올라오면 그때 보겠습니다."):
+        assert reviewer_clause(text).act is Act.FACT, text
+    # "…을 추가하면 안 됩니다" prohibits adding; "추가하고 … 만들어야" asks to add.
+    assert prohibited("`pg_trgm` 확장을 추가하면 안 됩니다.") == {"추가"}
+    assert "추가" in asked_verbs("`pg_trgm`을 추가하고 `gin` 인덱스를 만들어야 합니다.")
+    # Dropping the migration `0042_users_email_idx` removes the index `users_email_idx`.
+    index = _finding("F1", "perf-bot", "Add an index: `CREATE INDEX users_email_idx ON users (email)`.")
+    index.status = FindingStatus.FIXED
+    drop = _finding("F2", "dba-bot", "Please drop `0042_users_email_idx`; we should not add an "
+                    "index on `users.email`.")
+    assert reverses(drop, index)
+    other = _finding("F3", "dba-bot", "Please drop `0042_users_name_idx`.")
+    assert not reverses(other, index)
