@@ -170,8 +170,9 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
         return set()
     words = set(b.terms)
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
+    # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
     return {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
-            and len(x[5:]) >= 5 and x[5:] in words}
+            and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
 
 
 def _removed(one: Finding, other: Finding) -> set[str]:

@@ -104,6 +104,8 @@ def setting_values(text: str) -> frozenset[str]:
             out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
 
         for match in _VALUE.finditer(clause):
+            if _NOT_VALUE.search(clause, 0, match.start(1)):
+                continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = _PER.match(clause, match.end())  # "50 messages per second": a rate
             unit += "/" + per.group(1).lower() if per else ""
@@ -185,6 +187,9 @@ def _without_lines(clause: str) -> str:
             clause = clause[:m.start(2) - 1] + " " * (m.end(2) - m.start(2) + 1) + clause[m.end(2):]
     return clause
 
+
+# "…, not 15", "instead of 10", "rather than 5": the value after it is refused.
+_NOT_VALUE = re.compile(r"\b(?:not|instead\s+of|rather\s+than)\s+`?$", re.I)
 
 # "`ko` 로 고정", "`strict`로 설정": set to a value (a name is switched to: "`orjson`으로 바꿔").
 _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")

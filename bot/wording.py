@@ -523,6 +523,8 @@ NO_FINDINGS = words(
     # (Not "Nothing else from me", "그 외 추가 의견 없습니다": closing a turn that asked.)
     r"^\W*(?:i\s+have\s+|there\s+are\s+)?no\s+(?:findings?|concerns?|issues?|objections?|requests?)"
     r"\s+(?:from\s+me|on\s+my\s+side|here)\b|^\W*nothing\s+(?:from\s+me|to\s+flag)"
+    # "I have nothing to add this round" (not "nothing else to add", after requests).
+    r"|^\W*i\s+have\s+nothing\s+to\s+add\b|^\W*(?:이번\s*(?:라운드|차례)(?:에는|는)?\s*)?추가할\s*(?:것|내용|의견)(?:이|은)?\s*없습니다"
     r"|^\W*(?:별도\s*|따로\s*|제\s*쪽\s*)?(?:요청|지적\s*사항|지적|의견|이견)(?:은|는|이|도)?\s*(?:따로\s*)?없습니다"
     r"|관점(?:의|에서)?\s*(?:이슈|문제|우려)(?:는|가|도)?\s*없습니다|특이\s*사항(?:은|이|도)?\s*없",
     re.I,

@@ -1298,3 +1298,25 @@ def test_a_commit_heading_reports_a_fix_a_later_look_asks_nothing_and_removing_u
     assert reverses(drop, index)
     other = _finding("F3", "dba-bot", "Please drop `0042_users_name_idx`.")
     assert not reverses(other, index)
+
+
+def test_a_refused_value_a_word_of_a_longer_name_and_nothing_to_add() -> None:
+    # "to 60 minutes, not 15": 15 is the value refused, not asked.
+    assert setting_values("Set `SESSION_TTL` to 60 minutes, not 15.") == {"60@session_ttl"}
+    assert setting_values("Use 30s instead of 10s.") == {"30s@"}
+    ttl = _finding("F1", "sec-bot", "Sessions must expire in 15 minutes: `SESSION_TTL = 15`.")
+    longer = _finding("F2", "app-bot", "Set `SESSION_TTL` to 60 minutes, not 15.")
+    assert reverses(longer, ttl)
+    # `checkout` is a word of `checkout-success-rate`, not the checkout named in words.
+    rate = _finding("F1", "sre-bot", "`analysis.yaml:18` allows 90% success on checkout; it has to be 0.99.")
+    step = _finding("F2", "release-bot", "The first step needs 25% so `checkout-success-rate` can tell "
+                    "99% from 97%.")
+    assert not reverses(step, rate)
+    # "I have nothing to add this round": the turn's statements ask nothing.
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "Add a canary rollout for checkout.")
+    sim.say(Role.OWNER, "STEP_DONE\nCanary steps 10/50/100 in `rollout.yaml`.")
+    sim.say(Role.REVIEWER, "Step layout and pause durations match the release calendar; "
+            "I have nothing to add this round.")
+    sim.say(Role.OWNER, "STEP_DONE\nNothing changed.")
+    assert sim.state.findings == []
