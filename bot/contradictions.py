@@ -18,6 +18,7 @@ from bot.demands import (
     unopposed,
 )
 from bot.finding import (
+    LOOSE,
     REVERSIBLE,
     Finding,
     FindingStatus,
@@ -225,8 +226,15 @@ def _other_value(a: Finding, b: Finding) -> bool:
         return True
     if _cache_conflict(a, b):
         return True
-    va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-"))])
-    vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-"))])
+    # One keeps a name as it is ("`created_at`은 지금처럼 유지") that the other
+    # asks to change ("`created_at`을 정수로 바꿔").
+    kept = {v[2:] for v in a.values if v.startswith("^@")}
+    changed = {v[2:] for v in a.values if v.startswith("~@")}
+    if kept & {v[2:] for v in b.values if v.startswith("~@")} or changed & {
+            v[2:] for v in b.values if v.startswith("^@")}:
+        return True
+    va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-", "^", "~"))])
+    vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-", "^", "~"))])
     if "cache-control" in va and "cache-control" in vb:
         # Directives, not one value: "no-store" and "private" hold together.
         del va["cache-control"], vb["cache-control"]
@@ -347,6 +355,21 @@ def _by_setting(stored: list[str]) -> dict[str, set[str]]:
         out.setdefault(key, set()).add(value)
     return out
 
+def _unnamed_pair(live: list[Finding], t: Topic) -> list[str]:
+    """The two authors whose findings the claim is about, when only two
+    reviewers have findings still in play (open, or fixed and so open to
+    reversal) and the claim is close to both sides' or names nothing."""
+    open_ = [f for f in live if f.status in REVERSIBLE]  # (a fixed one may be reversed)
+    authors = list(dict.fromkeys(f.author for f in open_))
+    if len(authors) != 2:
+        return []
+    if t.terms or t.anchors:
+        close = {f.author for f in open_ if score(t, f.topic()) >= LOOSE}
+        if close and close != set(authors):
+            return []  # it names one side's point only
+    return authors
+
+
 def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
     """An owner turn saying two findings of different authors cannot both be met,
     naming both findings or both authors (a declared contradiction)."""
@@ -368,11 +391,18 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
         if len({f.author for f in named}) < 2:
             lowered = text.lower()
             authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
-            if len(authors) < 2:
-                continue
             t = owner_clause(text).topic
+            pool = live
+            if len(authors) < 2:
+                # "I can't do both — waiting for a call on the bind address.":
+                # with no name, the two open findings of two authors it is
+                # about, each the closest of its author's.
+                authors = _unnamed_pair(live, t)
+                pool = [f for f in live if f.status in REVERSIBLE]
+                if len(authors) < 2:
+                    continue
             named = [
-                max((f for f in live if f.author == a), key=lambda f: score(t, f.topic()))
+                max((f for f in pool if f.author == a), key=lambda f: score(t, f.topic()))
                 for a in authors[:2]
             ]
         first = named[0]

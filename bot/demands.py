@@ -30,7 +30,10 @@ _CONFLICT = re.compile(
     r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
     r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
     r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|맞추|지킬|반영)\S*\s*(?:수\s*(?:가\s*|는\s*)?)?(?:없|못|불가|어렵)"
-    r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대",
+    r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대"
+    # "I can't write both clauses", "두 분 요청이 반대라서", "의견이 엇갈려"
+    r"|\bcan(?:'t|not)\s+(?:write|apply|implement|have|ship|honou?r)\s+both"
+    r"|(?:요청|의견|요구)(?:이|가)?\s*(?:서로\s*)?(?:반대|엇갈|상반)",
     re.I,
 )
 
@@ -238,7 +241,7 @@ def asked_verbs(text: str) -> frozenset[str]:
 _RETRACTED = re.compile(
     r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는|처음엔"
     # "동시에 만족할 수 없는 것처럼 보였지만": it only looked so.
-    r"|것처럼\s*보였|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
+    r"|것처럼\s*보(?:였|일|이지만|입니다만)|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
     re.I,
 )
 

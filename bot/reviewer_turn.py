@@ -75,6 +75,10 @@ def judge_author(
     # "Checked against the partner SDKs: both send `offset`. No findings from
     # me.": a turn that says it asks for nothing states facts.
     quiet = any(c.act is Act.FACT and w.NO_FINDINGS.search(t) for _, t, c in parsed)
+    # A turn that finds a reported fix wanting ("변경이 들어가 있지 않습니다"):
+    # its statements about the commit, and about what the fix should have
+    # changed, are the evidence, not new points.
+    doubts = _doubts(parsed)
     numbers = point_numbers(messages)
     point_topic: dict[int, Topic] = {}
     point_text: dict[int, str] = {}
@@ -90,7 +94,8 @@ def judge_author(
         )
     for point, text, clause in parsed:
         if clause.act is Act.FACT or point in taken_back or (
-                quiet and clause.act is Act.FINDING and not asks(text)):
+                quiet and clause.act is Act.FINDING and not asks(text)) or (
+                doubts and not asks(text) and w.THE_COMMIT.match(text)):
             continue
         numbered = point in by_number and not (clause.ordinals or clause.labels)
         if numbered and not starts_new_point(text):
@@ -162,7 +167,7 @@ def judge_author(
             # What this turn already called fixed or dropped is not repeated by it.
             still = [f for f in open_before if f.label not in acked and f.label not in dropped]
             refused = [f for f in still if owner.get(f.label) is not OwnerAction.FIX]
-            loose, _ = match_targets(clause, still, LOOSE)
+            loose, closeness = match_targets(clause, still, LOOSE)
             if restates(text):
                 # "My view is unchanged: X and Y" may name several points at once.
                 close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
@@ -172,12 +177,17 @@ def judge_author(
                   and point_finding.get(point) not in new):
                 # (A point this turn has just opened goes on about that point.)
                 targets = loose
+            elif (doubts and not asks(text) and closeness >= UNCERTAIN and loose
+                  and owner.get(loose[0].label) is OwnerAction.FIX):
+                # "health check 설정도 `ci.yml`에서 보이지 않습니다" after a fix
+                # reported for the health check: what the fix did not change.
+                targets = loose
         if clause.act is Act.ACK:
             if clause.everything and len(targets) < 2:
                 # "both look right", "모두 확인했습니다": not a point the owner refused.
                 kept = [f for f in open_before if owner.get(f.label) is not OwnerAction.DECLINE]
                 targets = kept or open_before
-            if not targets and _doubts(parsed):
+            if not targets and doubts:
                 # "스테이징에서 다시 확인했습니다. … 해결되지 않았습니다": a check
                 # that found the fix wanting acknowledges nothing by itself.
                 continue

@@ -41,7 +41,9 @@ _LITERAL = re.compile(
     # (An assignment's "=", not a comparison's "==", "!=", "<=".)
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
     # ("stay on `/v1/orders`": where, not what.)
-    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3})`([^`\n]{1,80})`"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3}"
+    # "Make it `ON DELETE CASCADE`", "Declare the FK … as `ON DELETE RESTRICT`":
+    r"|\bmake\s+(?:it|this|that|them)\s+|\b(?:declare|define|mark|set)\b[^.;\n`]{0,60}(?:`[^`\n]+`[^.;\n`]{0,30})?\bas\s+)`([^`\n]{1,80})`"
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
@@ -72,7 +74,7 @@ def setting_values(text: str) -> frozenset[str]:
     `_Settings.before` says (empty when none is named). A value the clause asks
     *not* to set is none; one it asks to remove is `!value@setting`. Names asked
     to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
-    and `-@name`."""
+    and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
     text = _clock(_numerals(text))
     for clause in asked(text):
@@ -167,7 +169,7 @@ def _numerals(text: str) -> str:
 
 # "04:00", "03:30": a time of day, read as "0400시각" (a unit of its own: no
 # duration is compared with it; "1:10", a ratio, is none).
-_CLOCK = re.compile(r"(?<![\d:.])([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
+_CLOCK = re.compile(r"(?<![\d:.+])([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
 # "per second", "a request": what a rate is counted against.
 _PER = re.compile(r"\s*+(?:[a-z]+\s+)?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|day"
                   r"|request|batch|page|call|message|user)s?\b", re.I)
@@ -244,12 +246,25 @@ _ABSENT = re.compile(
     r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜)지\s*(?:말|마|않))",
     re.I,
 )
+# "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now
+# (`^@x`); "`created_at`을 정수(ms)로 바꿔", "change `X` to …": the name
+# otherwise (`~@x`). One reviewer's keeping reverses another's changing.
+_AS_IS = re.compile(
+    r"`([^`\n]{1,60})`(?:은|는|을|를)?\s*(?:지금처럼|현재처럼|지금\s*그대로|기존(?:처럼|대로)|현재\s*그대로)"
+    r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
+    re.I,
+)
+_OTHERWISE = re.compile(
+    r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
+    r"|\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
+    re.I,
+)
 _NAME = re.compile(r"[\w.:/-]+")
 
 
 def _presence(clause: str) -> set[str]:
     out: set[str] = set()
-    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT)):
+    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
             name = (match.group(1) or match.group(2)).strip().lower().rstrip("()").strip()
             if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
@@ -314,7 +329,7 @@ def values(text: str) -> frozenset[str]:
     "= `"None"`", "stay `*`" (`setting_values` without the settings and
     without what it asks to remove)."""
     return frozenset(v.rsplit("@", 1)[0] for v in setting_values(text)
-                     if not v.startswith(("!", "+", "-")))
+                     if not v.startswith(("!", "+", "-", "^", "~")))
 
 
 # "Remove `Cache-Control: no-store` …": what follows, up to the next "and" or

@@ -184,6 +184,10 @@ VALUE_UNITS = r"k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"
          r"|returns\s+(?:500|an?\s+error|nothing|null|none))\b")
+# "해당 커밋은 `README.md`만 수정합니다", "That commit only touches the docs":
+# a statement whose subject is the owner's commit.
+THE_COMMIT = words(r"^\W*(?:(?:해당|이|그|이번)\s*커밋(?:은|는|에서는|에는)|(?:the|that|this|your)\s+commit\b"
+                   r"|`?" + HASH + r"`?\s*(?:은|는|에서는|에는|only\b|just\b))")
 NEG_ACK = words(
     r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
@@ -192,7 +196,11 @@ NEG_ACK = words(
     r"|\b(?:nothing|none)\b[^.;]{0,60}?\b(?:has|have|was|were)\s+(?:yet\s+)?been\s+(?:addressed|fixed|resolved|changed|handled)"
     r"|\bneither\b[^.;]{0,40}?\b(?:is|are|was|were|has\s+been)\s+(?:addressed|fixed|resolved|handled)"
     r"|(?:반영|해결|수정|처리|변경|개선)(?:이|가|은|는)?\s*(?:되지|안\s*되|되어\s*있지|하지)\s*않"
-    r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없",
+    r"|(?:반영|해결|수정|처리|변경)\s*(?:안|전)|달라진\s*(?:것|게|점)?이?\s*없"
+    # "말씀하신 변경이 실제로 들어가 있지 않습니다", "the change isn't actually in it":
+    # the fix reported is not there.
+    r"|(?:변경|수정|커밋)(?:\s*사항)?(?:이|은|도)?\s*(?:실제로\s*)?(?:들어가|포함되어|올라가)\s*있지\s*않"
+    r"|\b(?:the\s+)?(?:change|changes|fix|fixes)\s+(?:isn't|aren't|is\s+not|are\s+not)\s+(?:actually\s+)?(?:in|there|included)\b",
     re.I,
 )
 ACK = words(
@@ -344,7 +352,7 @@ IMPERATIVE = words(
     r"^\s*(?:please\s+)?(?:accept|treat|handle|make|use|add|move|wrap|return|check|validate|guard|catch"
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
-    r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch"
+    r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch|declare|define"
     r"|enable|disable|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
     re.I,
 )
@@ -447,7 +455,9 @@ ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건
 CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
 HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
 # "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
-NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b")
+NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b"
+                         # "1, 2, 3번", "1·2·3번", "#1/#2": a list of point numbers
+                         r"|(?<![\d.])#?[1-9](?:\s*[,·/]\s*#?[1-9])+\s*번(?!\s*째)")
 ON_NUMBER = words(
     r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)"
     # "1 is good.", "2 is still open" (a verdict on a point, not "3 is too low")
@@ -536,7 +546,7 @@ NO_CONFLICT = words(
     # ("동시에 만족할 수 있는 값이 없습니다" is no way to meet both.)
     r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있(?!는\s*\S+\s*없)"
     # "아래처럼 하면 둘 다 충족됩니다": both are met, as shown.
-    r"|(?:둘\s*다|모두|함께)\s*(?:충족|만족)(?:됩|시킵|시켰|합니다|했습)"
+    r"|(?:둘\s*다|모두|함께)\s*(?:충족|만족)(?:됩|시킵|시켰|합니다|했습)|(?:둘\s*다|모두|함께)\s*(?:반영|충족|만족)\s*가능"
     r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)"
     # ("must not conflict with the login limit" asks for something.)
     r"|(?<!must\s)(?<!should\s)(?<!shall\s)\bnot\s+(?:in\s+)?(?:conflict|contradiction)"

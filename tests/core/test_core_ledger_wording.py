@@ -1320,3 +1320,53 @@ def test_a_refused_value_a_word_of_a_longer_name_and_nothing_to_add() -> None:
             "I have nothing to add this round.")
     sim.say(Role.OWNER, "STEP_DONE\nNothing changed.")
     assert sim.state.findings == []
+
+
+def test_a_fix_reported_and_refuted_raises_nothing_new() -> None:
+    assert selectors("커밋 `1c88f0b`에서 1, 2, 3번 모두 수정했습니다.")[0] == (3, 1, 2)
+    assert selectors("1·2번 모두 그대로입니다.")[0] == (2, 1)
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "배치 작업이 가끔 중복 실행됩니다. 고쳐 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`jobs/runner.py`에 락을 추가했습니다. 커밋 `a1b2c3d`.")
+    sim.say(Role.REVIEWER, "두 가지 요청드립니다.\n"
+            "1. 락 만료 시간이 없어 워커가 죽으면 락이 영원히 남습니다. TTL을 두어야 합니다.\n"
+            "2. `jobs/runner.py:40`의 재시도가 락을 다시 잡지 않습니다. 재시도 전에 락을 확인해 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n1, 2번 모두 수정했습니다. 커밋 `e4f5a6b`.")
+    sim.say(Role.REVIEWER, "커밋 `e4f5a6b`를 확인했는데, 말씀하신 변경이 실제로 들어가 있지 않습니다. "
+            "해당 커밋은 `docs/jobs.md`만 수정합니다.\n1·2번 모두 그대로입니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n죄송합니다, push가 누락되었습니다. 커밋 `c7d8e9f`에서 1, 2번 모두 수정했습니다.")
+    sim.say(Role.REVIEWER, "`c7d8e9f`도 살펴봤습니다. 락 TTL 설정도 `jobs/runner.py`에서 보이지 않습니다. "
+            "앞서 드린 두 가지 요청이 아직 하나도 해결되지 않았습니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n확인하겠습니다.")
+    assert [f.label for f in sim.state.findings] == ["F1", "F2"]
+    assert [d.trigger for d in sim.deadlocks()] == [Trigger.NO_PROGRESS]
+
+
+def test_values_made_or_declared_kept_or_changed_and_an_owner_who_cannot_do_both() -> None:
+    from bot.contradictions import declared_conflict
+
+    assert setting_values("Make it `ON DELETE SET NULL` so orders survive.") == {"=on delete set null@"}
+    assert setting_values("Declare the FK on `orders.user_id` as `ON DELETE RESTRICT`.") == {
+        "=on delete restrict@"}
+    # A timestamp's zone offset is no time of day.
+    assert setting_values("`ts`는 `2024-05-01T09:00:00+09:00`이어야 합니다.") == {
+        "=2024-05-01t09:00:00+09:00@ts"}
+    # Keeping a name as it is reverses changing it.
+    change = _finding("F1", "api-bot", "`price`를 정수(원)로 바꿔 주세요.")
+    keep = _finding("F2", "app-bot", "`price`는 지금처럼 문자열 decimal로 유지해 주세요.")
+    other = _finding("F3", "app-bot", "`currency`는 지금처럼 유지해 주세요.")
+    assert reverses(keep, change) and not reverses(other, change)
+    assert setting_values("Keep `locale` as it is.") >= {"^@locale"}
+    assert setting_values("Change `locale` to `en-US`.") >= {"~@locale"}
+    # An owner who can't do both, naming neither finding nor author: the two
+    # reviewers' points in play.
+    bind = Finding(label="F1", author="sec-bot", summary="", anchors=["code:bind"],
+                   terms=["bind", "address", "interface"], status=FindingStatus.FIXED)
+    scrape = Finding(label="F2", author="sre-bot", summary="", anchors=["code:bind"],
+                     terms=["listen", "scrape", "bind", "address"])
+    assert declared_conflict([bind, scrape], ["I can't do both — waiting for a call on the "
+                                              "bind address."]) == ("F1", "F2")
+    assert declared_conflict([bind, scrape], ["두 분 요청이 충돌하는 것처럼 보일 수 있지만 둘 다 "
+                                              "반영 가능합니다."]) is None
+    assert declared_conflict([bind, scrape], ["트랜잭션 범위에 대해 두 분 요청이 반대라서 "
+                                              "대기하겠습니다."]) == ("F1", "F2")
