@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import TypedDict
 
+from bot import wording as w
 from bot.demands import (
     asked_verbs,
     declares_conflict,
@@ -15,6 +16,7 @@ from bot.demands import (
     mentions_conflict,
     opposed,
     prohibited,
+    retracts_conflict,
     unopposed,
 )
 from bot.finding import (
@@ -27,6 +29,7 @@ from bot.finding import (
 from bot.findings import (
     Topic,
     clauses,
+    items,
     owner_clause,
     score,
 )
@@ -106,7 +109,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return _quantity_in_words(a, b)
+        return _quantity_in_words(a, b) or _forbidden_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -157,6 +160,24 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     if not va or not vb or _compatible(va, vb):
         return False
     return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
+
+
+def _forbidden_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names it in code, but one asks not to do what the other asks
+    to do, about the same things: "요청 본문 전체를 로그에 남겨 주십시오"
+    against "본문은 어떤 레벨로도 로그에 남기면 안 됩니다". (Three words of
+    the points in common besides the verb: "don't log X" beside "log Y" is
+    two requests.)"""
+    if b.author in a.agrees or a.author in b.agrees:
+        return False
+    if a.places and b.places and not same_place(a.places, b.places):
+        return False
+    for one, other in ((a, b), (b, a)):
+        verbs = {v for v in one.prohibits if v in other.asks and v not in other.prohibits}
+        if verbs and len({t for t in set(one.terms) & set(other.terms)
+                          if not t.startswith("~") and t not in verbs}) >= 3:
+            return True
+    return False
 
 
 def _unnamed_quantities(finding: Finding) -> set[str]:
@@ -380,8 +401,14 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
     whole = "\n".join(clauses(messages))
     if not mentions_conflict(whole):
         return None  # no clause says it either (each is part of the whole)
-    for text in clauses(messages):
+    parts = items(messages)
+    for point, text in parts:
         if not declares_conflict(text):
+            continue
+        if any(w.NO_CONFLICT.search(t) or retracts_conflict(t) for p, t in parts if p == point):
+            # "서로 반대 방향처럼 보이지만 함께 만족할 수 있습니다", "These look like
+            # they pull in opposite directions, but both can be satisfied":
+            # the rest of the sentence takes it back.
             continue
         # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
         # the names may come in the sentences around the claim.

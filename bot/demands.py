@@ -33,7 +33,7 @@ _CONFLICT = re.compile(
     r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대"
     # "I can't write both clauses", "두 분 요청이 반대라서", "의견이 엇갈려"
     r"|\bcan(?:'t|not)\s+(?:write|apply|implement|have|ship|honou?r)\s+both"
-    r"|(?:요청|의견|요구)(?:이|가)?\s*(?:서로\s*)?(?:반대|엇갈|상반)",
+    r"|(?:요청|의견|요구)(?:이|가)?\s*(?:서로\s*)?(?:정?반대|엇갈|상반)",
     re.I,
 )
 
@@ -179,6 +179,15 @@ _ASK_EN = re.compile(
     re.I,
 )
 _HANGUL_WORD = re.compile(r"[가-힣]+")
+# The last syllable of a verb in its "-어" form and in its base: 남겨 -> 남기,
+# 낮춰 -> 낮추, 바꿔 -> 바꾸 ("남기면 안 됩니다" prohibits what "남겨 주십시오" asks).
+_BASE = dict(zip("겨려혀쳐켜셔져펴춰워둬줘뤄꿔", "기리히치키시지피추우두주루꾸", strict=True))
+
+
+def _base_form(word: str) -> str:
+    return word[:-1] + _BASE[word[-1]] if word[-1] in _BASE else word
+
+
 _JOINED_KO = re.compile(r"([가-힣]{2,4})하고(?![가-힣])")
 
 
@@ -226,6 +235,7 @@ def asked_verbs(text: str) -> frozenset[str]:
             # (Its last three words: a window, not the whole clause again for every match.)
             for word in _HANGUL_WORD.findall(clause[max(0, match.start() - 80): match.start() + 1])[-3:]:
                 out.update(word[:n] for n in range(2, len(word) + 1))
+                out.update(_base_form(word[:n]) for n in range(2, len(word) + 1))
             # "확장을 추가하고 인덱스를 만들어야": the verbs joined before it ask too.
             out.update(m.group(1) for m in _JOINED_KO.finditer(clause, 0, match.start()))
         for match in _ASK_EN.finditer(clause):
@@ -241,7 +251,7 @@ def asked_verbs(text: str) -> frozenset[str]:
 _RETRACTED = re.compile(
     r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는|처음엔"
     # "동시에 만족할 수 없는 것처럼 보였지만": it only looked so.
-    r"|것처럼\s*보(?:였|일|이지만|입니다만)|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
+    r"|처럼\s*보(?:였|일|이지만|입니다만)|\blooks?\s+like\b|\bseems?\s+(?:like|to)\b|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
     re.I,
 )
 
@@ -249,6 +259,11 @@ _RETRACTED = re.compile(
 def mentions_conflict(text: str) -> bool:
     """Words of a conflict anywhere (a quick test before reading clause by clause)."""
     return bool(_CONFLICT.search(text))
+
+
+def retracts_conflict(text: str) -> bool:
+    """Words that take a conflict back ("I first thought", "처음엔", "것처럼 보였지만")."""
+    return bool(_RETRACTED.search(text))
 
 
 def declares_conflict(text: str) -> bool:

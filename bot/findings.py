@@ -335,9 +335,13 @@ def _table_row(row: str, header: list[str]) -> str:
     """A table row as a point: the row, and what its "requested" / "must be"
     column asks for in words the reader knows ("| `client_max_body_size` |
     `100m` | `2g` |" under "now | requested" asks `2g`)."""
-    asked = [cell for name, cell in zip(header, _cells(row), strict=False)
+    cells = _cells(row)
+    asked = [cell for name, cell in zip(header, cells, strict=False)
              if cell and w.WANTED_COLUMN.search(name)]
-    return row.strip() + "".join(f" — must be {cell}." for cell in asked)
+    # ("| `DB_POOL_SIZE` | 8 | … `default_pool_size` 200 |": the value is the
+    # row's setting's, however the last column reads.)
+    key = cells[0] if cells and cells[0].startswith("`") and cells[0].endswith("`") else ""
+    return row.strip() + "".join(f" — {key} must be {cell}.".replace("  ", " ") for cell in asked)
 
 
 @lru_cache(maxsize=2048)

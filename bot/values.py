@@ -51,7 +51,9 @@ _LITERAL = re.compile(
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
-    r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야)",
+    r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야)"
+    # "please set `CORS_ALLOW_CREDENTIALS = True`": a name given its value in one span.
+    r"|\bset\s+`([A-Za-z_][\w.]*\s*=\s*[^`=\n]{1,40})`",
     re.I,
 )
 # "Do not set X to …": what follows is the value not wanted.
@@ -118,6 +120,7 @@ def setting_values(text: str) -> frozenset[str]:
             add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
+            spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")
             literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
                        or match.group(7) or "")
             literal = literal.strip().strip("\"'").lower()
@@ -306,6 +309,8 @@ class _Settings:
         if inside:
             return str(inside.group(1)).lower()
         last = bisect_right(self.ends, at) - 1
+        if last >= 0 and _RIGHT_BEFORE.fullmatch(self.clause, self.ends[last], at):
+            return self.names[last].lower()  # "`WORKERS` must be 4", "`X` = 4"
         if last >= 0:
             return (self.last_setting[last] or self.names[last]).lower()
         if self.earlier and _REFERS.search(self.clause, 0, at):
@@ -318,6 +323,7 @@ class _Settings:
 _CHANGED_FROM = re.compile(r"\s*(?:을|를|은|는)\s.*?`[^`\n]+`\s*(?:으로|로)\s*\S", re.S)
 _GIVEN = re.compile(r"\s*(?:으로|로)(?![가-힣])")
 _REFERS = re.compile(r"\b(?:it|its)\b|기본값|값(?:은|을|이|도)\s|이\s*값|그\s*값|해당", re.I)
+_RIGHT_BEFORE = re.compile(r"\s*(?:(?:must|should|has\s+to|needs\s+to)(?:\s+be)?|=)\s*`?")
 _OPEN_ASSIGNMENT = re.compile(r"`([A-Za-z_][\w.-]*)\s*=?\s*$")
 # What a setting's name looks like: SESSION_TTL, max_age, Cache-Control.
 _SETTING_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+"

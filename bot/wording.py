@@ -512,7 +512,7 @@ ANNOUNCE = words(
     # What the reviewer will do later: "I'll look at the migration once there
     # is one.", "마이그레이션이 올라오면 그때 보겠습니다."
     r"|^\W*(?:i'll|i\s+will)\s+(?:(?:take\s+a\s+)?look|review|check|come\s+back)\b[^.\n]{0,60}[.]?$"
-    r"|^[^.\n]{0,60}(?:그때|나중에|이후에)\s*(?:다시\s*)?(?:보겠습니다|살펴보겠습니다|검토하겠습니다)[.]?$",
+    r"|^[^.\n]{0,60}(?:그때|나중에|이후에|다음\s*(?:라운드|차례|리뷰)에(?:서)?)\s*(?:다시\s*)?(?:보겠습니다|살펴보겠습니다|검토하겠습니다|확인하겠습니다)[.]?$",
     re.I,
 )
 # "No concerns on the Redis side", "이견 없습니다": nothing asked for.

@@ -869,7 +869,7 @@ def test_review_cases_bounds_presence_refusals_conflicts_and_tables() -> None:
     assert [p for _, p in items(["| key | 요청자 |\n|:-:|---|\n| `gzip_level` | perf-bot |"])] == [
         "| `gzip_level` | perf-bot |"]
     assert [p for _, p in items(["| key | requested |\n|---|---|\n| `sep` | `a|b` |"])] == [
-        "| `sep` | `a|b` | — must be `a|b`."]
+        "| `sep` | `a|b` | — `sep` must be `a|b`."]
 
 
 def test_long_unbroken_lines_are_read_like_any_other() -> None:
@@ -1370,3 +1370,25 @@ def test_values_made_or_declared_kept_or_changed_and_an_owner_who_cannot_do_both
                                               "반영 가능합니다."]) is None
     assert declared_conflict([bind, scrape], ["트랜잭션 범위에 대해 두 분 요청이 반대라서 "
                                               "대기하겠습니다."]) == ("F1", "F2")
+
+
+def test_a_table_row_keys_its_value_a_span_assigned_after_set_and_a_prohibition_in_words() -> None:
+    # The row's setting takes the asked value, whatever the reason column names.
+    (_, row), = items(["| 키 | 요청 값 | 근거 |\n|---|---|---|\n| `WORKERS` | 4 | `cpu_count` 8 / 2 |"])
+    assert row.endswith("— `WORKERS` must be 4.")
+    assert "4@workers" in _finding("F1", "ops-bot", row).values
+    # "please set `X = True`" gives X its value.
+    assert setting_values("Please set `ALLOW_SIGNUP = True` for the beta.") == {"=true@allow_signup"}
+    # "남기면 안 됩니다" prohibits what "남겨 주십시오" asks, about the same things.
+    keep = _finding("F1", "ops-bot", "실패한 요청은 요청 본문 전체를 감사 로그에 남겨 주십시오.")
+    never = _finding("F2", "sec-bot", "요청 본문은 개인정보라 어떤 경우에도 감사 로그에 남기면 안 됩니다.")
+    other = _finding("F3", "sec-bot", "디버그 덤프는 어떤 경우에도 파일에 남기면 안 됩니다.")
+    assert reverses(never, keep) and not reverses(other, keep)
+    # "…처럼 보이지만 함께 만족할 수 있습니다": no conflict declared.
+    from bot.contradictions import declared_conflict
+    a = Finding(label="F1", author="sec-bot", summary="", terms=["로그", "카드"])
+    b = Finding(label="F2", author="ops-bot", summary="", terms=["로그", "주문"])
+    assert declared_conflict([a, b], ["두 요청이 서로 반대 방향처럼 보이지만 함께 만족할 수 있습니다."]) is None
+    assert declared_conflict([a, b], ["These look like they pull in opposite directions, but "
+                                      "both can be satisfied together."]) is None
+    assert declared_conflict([a, b], ["본문 로깅은 두 분 요청이 정반대라 손대지 않았습니다."]) == ("F1", "F2")
