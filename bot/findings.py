@@ -406,7 +406,7 @@ def reviewer_clause(text: str) -> Clause:
     says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
-    if ((says_nothing and not t.strong) or text.startswith(w.CHECKED_MARK)
+    if ((says_nothing and not t.kinds & {"path", "code"}) or text.startswith(w.CHECKED_MARK)
             or (w.LEAD_IN.match(text) and not w.ASKS.search(text))):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)

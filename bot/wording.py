@@ -311,7 +311,9 @@ REBUTTAL = words(
     r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
     r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
     r"|\bnot\s+sufficient|\binsufficient|\bi\s+(?:don't|do\s+not)\s+(?:think|agree)\s+(?:that\s+)?(?:these|this|that|it|they)\s+(?:is|are)"
-    r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않",
+    r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않"
+    # "1번은 실제로 발생합니다", "It does happen": the owner's "it can't happen" answered.
+    r"|실제로\s*(?:발생합니다|일어납니다|재현됩니다|발생하고\s*있습니다)|\bit\s+(?:does|did)\s+happen\b",
     re.I,
 )
 REQUEST = words(
@@ -333,6 +335,7 @@ POSITIVE = words(
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
+    r"|(?:개선|향상)\s*폭(?:이|은)\s*(?:큽니다|상당합니다)|잘\s*(?:맞추|정리하|처리하|반영하)셨"
     r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
@@ -497,6 +500,9 @@ ANNOUNCE = words(
     r"(?:issues|problems|things|points|concerns|comments|findings)\b[^.]{0,40}[.:]?$"
     r"|^(?:다만\s*|그런데\s*)?(?:문제가|이슈가|걸리는\s*(?:점이|게))\s*(?:하나|한\s*가지|두\s*가지|몇\s*가지)\s*(?:있습니다|있어요|남았습니다)[.:]?$"
     r"|^(?:one|a\s+couple\s+of|two)\s+(?:more\s+)?(?:issue|problem|thing|point)s?(?:\s+left)?[.:]?$"
+    # "추가로 보이는 문제입니다.", "그리고 하나 더 있습니다."
+    r"|^(?:추가로|또한|그리고)?\s*(?:새로\s*)?(?:보이는|발견한|확인된)\s*(?:문제|이슈|사항)(?:입니다|이\s*있습니다)[.:]?$"
+    r"|^(?:그리고|추가로|또)?\s*(?:하나|한\s*가지)\s*더\s*있습니다[.:]?$"
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
     r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"

@@ -1392,3 +1392,13 @@ def test_a_table_row_keys_its_value_a_span_assigned_after_set_and_a_prohibition_
     assert declared_conflict([a, b], ["These look like they pull in opposite directions, but "
                                       "both can be satisfied together."]) is None
     assert declared_conflict([a, b], ["본문 로깅은 두 분 요청이 정반대라 손대지 않았습니다."]) == ("F1", "F2")
+
+
+def test_a_run_number_announces_a_point_answered_by_number_and_praise_of_the_gain() -> None:
+    for text in ("CI #4820 결과입니다.", "추가로 보이는 문제입니다.", "그리고 하나 더 있습니다.",
+                 "성능 개선 폭이 큽니다.", "응답 형식도 기존 클라이언트와 호환되게 잘 맞추셨습니다."):
+        assert reviewer_clause(text).act is Act.FACT, text
+    # "1번은 실제로 발생합니다": the owner's "it never happens" answered, point 1 again.
+    clause = reviewer_clause("1번은 실제로 발생합니다.")
+    assert clause.act is Act.REFERENCE and clause.ordinals == (1,)
+    assert reviewer_clause("It does happen, on every bulk import.").act is Act.REFERENCE
