@@ -180,3 +180,61 @@ def closest_finding(mine: Topic, pool: list[Finding]) -> tuple[Finding | None, f
         if s > best_score:
             best, best_score = finding, s
     return best, best_score
+
+def apply_round(
+    finding: Finding,
+    action: OwnerAction | None,
+    repeated: set[str],
+    acked: set[str],
+    dropped: set[str],
+    round_no: int,
+    out: RoundOutcome,
+) -> None:
+    """What a reviewer turn did to one of its author's findings: its status,
+    stall count and history, given what the owner's turn before did to it."""
+    label = finding.label
+    owner_part = f"{action.value}, " if action is not None else ""
+    if label in dropped and finding.is_open:
+        finding.status, finding.stall = FindingStatus.WITHDRAWN, 0
+        event = "withdrawn"
+        out.withdrawn.append(label)
+    elif label in acked and finding.is_open:
+        finding.status, finding.stall = FindingStatus.FIXED, 0
+        event = "acknowledged"
+        out.fixed.append(label)
+    elif label in repeated:
+        event = "repeated"
+        if finding.status is FindingStatus.RETIRED:
+            finding.stall += 1  # raised again against a ruling: never new
+            event = "repeated against a ruling"
+        elif not finding.is_open:
+            finding.status = FindingStatus.OPEN  # a fix that did not hold
+            event = "repeated (reopened)"
+        elif action is OwnerAction.FIX:
+            event = "repeated (fix rejected)"  # stall count unchanged
+        else:
+            finding.stall += 1
+    elif finding.is_open and action is OwnerAction.FIX:
+        finding.status, finding.stall = FindingStatus.FIXED, 0
+        event = "fixed"
+        out.fixed.append(label)
+    else:
+        if finding.is_open and action is not None:
+            finding.history.append(f"R{round_no}: {action.value}, unmentioned")
+        return
+    finding.history.append(f"R{round_no}: {owner_part}{event}")
+    out.events[label] = event
+
+def supersede(
+    new: Finding, mine: list[Finding], repeated: set[str], round_no: int, out: RoundOutcome
+) -> None:
+    """A new error in the same test is a new finding, and the old one is fixed."""
+    tests = {a for a in new.anchors if "test" in a and not a.startswith("num:")}
+    if not tests:
+        return
+    for old in mine:
+        if old.is_open and old.label not in repeated and tests & set(old.anchors):
+            old.status, old.stall = FindingStatus.FIXED, 0
+            old.history.append(f"R{round_no}: fixed (superseded by {new.label})")
+            out.events[old.label] = "fixed"
+            out.fixed.append(old.label)
