@@ -202,6 +202,8 @@ def _removed(one: Finding, other: Finding) -> set[str]:
     not): "remove `X`", or `X` under a longer name that ends with it ("drop
     `0142_orders_created_at_idx`", the migration of `orders_created_at_idx`)."""
     gone = {v[2:] for v in one.values if v.startswith("-@") and v not in other.values}
+    if not gone:
+        return set()  # (most findings ask nothing gone: this runs for every pair)
     return {x for x in other.anchors if x.startswith("code:") and any(
         name == x[5:] or (len(x[5:]) >= 8 and name.endswith("_" + x[5:])) for name in gone)}
 

@@ -136,14 +136,19 @@ def topic(text: str) -> Topic:
     for match in w.FINDING_ID.finditer(raw):
         anchors.add("id:" + match.group(1).lower())
     terms: set[str] = set()
-    for word in w.WORD.findall(raw.lower()):
+    lowered = raw.lower()
+    # The Korean concept words the text holds at all: each word is then looked
+    # up among these few, not among all of them (the same answer, as a word's
+    # substring is the text's).
+    concepts_ko = [(key, concept) for key, concept in w.KO_CONCEPT if key in lowered]
+    for word in w.WORD.findall(lowered):
         if word in w.STOP_EN or w.COMMIT.fullmatch(word):
             continue  # a commit hash names the change, not the point
         concept = w.EN_CONCEPT.get(word) or w.EN_CONCEPT.get(word_stem(word))
         if concept:
             terms.add("~" + concept)
         if "\uac00" <= word[0] <= "\ud7a3":
-            for key, concept_ko in w.KO_CONCEPT:
+            for key, concept_ko in concepts_ko:
                 if key in word:
                     terms.add("~" + concept_ko)
             stem = word_stem(word)
