@@ -36,6 +36,7 @@ from bot.findings import (
     Topic,
     items,
     point_numbers,
+    replies,
     restates,
     reviewer_clause,
     score,
@@ -93,6 +94,14 @@ class _Reading:
             point_topic[point] = clause.topic if t is None else Topic(
                 t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
             )
+        for point, quote in replies(messages).items():
+            # "> `created_at`을 … 형식으로 변경했습니다 / 이 부분은 받아들이기
+            # 어렵습니다. … 원복해 주십시오": what a point answers under a
+            # quotation is what the quotation names.
+            if point in point_topic:
+                named = {a for a in topic(quote).strong if a.startswith(("code:", "path:"))}
+                t = point_topic[point]
+                point_topic[point] = Topic(t.anchors | named, t.terms)
         return cls(
             author=author, mine=mine, others={f.author for f in findings if f.author != author},
             open_before=[f for f in mine if f.is_open],

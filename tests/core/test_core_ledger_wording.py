@@ -1402,3 +1402,18 @@ def test_a_run_number_announces_a_point_answered_by_number_and_praise_of_the_gai
     clause = reviewer_clause("1번은 실제로 발생합니다.")
     assert clause.act is Act.REFERENCE and clause.ordinals == (1,)
     assert reviewer_clause("It does happen, on every bulk import.").act is Act.REFERENCE
+
+
+def test_a_point_under_a_quotation_is_about_what_the_quotation_names() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "주문 API 응답을 정리해 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`orders/api.py` 정리했습니다.")
+    sim.say(Role.REVIEWER, "`price`는 문자열 decimal로 바꿔 주십시오.", author="api-bot")
+    sim.say(Role.REVIEWER, "모바일 쪽은 지금 이대로 괜찮습니다.", author="app-bot")
+    sim.say(Role.OWNER, "STEP_DONE\n- `price`를 `\"12900.00\"` 형식으로 변경했습니다 (`1fd0c77`).")
+    sim.say(Role.REVIEWER, "LGTM", author="api-bot")
+    sim.say(Role.REVIEWER, "> `price`를 `\"12900.00\"` 형식으로 변경했습니다\n"
+            "이 부분은 받아들이기 어렵습니다. 구버전 앱이 숫자로 파싱합니다. `/v1`에서는 원복해 주십시오.",
+            author="app-bot")
+    sim.say(Role.OWNER, "STEP_DONE\n확인 중입니다.")
+    assert [d.trigger for d in sim.deadlocks()] == [Trigger.CONTRADICTION]
