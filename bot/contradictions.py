@@ -109,7 +109,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return _quantity_in_words(a, b) or _forbidden_in_words(a, b)
+        return _quantity_in_words(a, b) or _forbidden_in_words(a, b) or _retry_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -178,6 +178,27 @@ def _forbidden_in_words(a: Finding, b: Finding) -> bool:
                           if not t.startswith("~") and t not in verbs}) >= 3:
             return True
     return False
+
+
+def _retry_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names it in code, but one asks for retries and the other
+    against them, about the same operation: "the job should try it again on
+    its own a few times" against "the job must never re-send a capture by
+    itself". (Two words of the points in common besides retrying.)"""
+    if b.author in a.agrees or a.author in b.agrees:
+        return False
+    if a.places and b.places and not same_place(a.places, b.places):
+        return False
+    stances = {v for v in a.values if v.endswith("@~retry")}
+    theirs = {v for v in b.values if v.endswith("@~retry")}
+    if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
+        return False
+    common = {t for t in set(a.terms) & set(b.terms)
+              if not t.startswith("~") and t not in _RETRY_TERMS}
+    return len(common) >= 2
+
+
+_RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
 
 
 def _unnamed_quantities(finding: Finding) -> set[str]:

@@ -79,6 +79,7 @@ def setting_values(text: str) -> frozenset[str]:
     and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
     text = _clock(_numerals(text))
+    stances: set[int] = set()
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -91,6 +92,7 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(v for v in _presence(clause[refused.start():]) if v.startswith("-@"))
             clause = clause[: refused.start()]
         out.update(_presence(clause))
+        stances.add(_retry_stance(clause))
         refused_ko = _NOT_THIS_KO.search(clause)
         skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
         setting = _Settings(before, clause)
@@ -150,6 +152,9 @@ def setting_values(text: str) -> frozenset[str]:
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
                 add("=" + " ".join(literal.split()), at, key)
+    stances.discard(0)
+    if len(stances) == 1:  # (for retries and against them, in two places: neither)
+        out.add(("+" if stances.pop() > 0 else "-") + "@~retry")
     return frozenset(out)
 
 
@@ -246,7 +251,7 @@ _ABSENT = re.compile(
     # ("`user_email` 필드를 아예 제거": the kind of thing may stand between.)
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자)?"
     r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
-    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜)지\s*(?:말|마|않))",
+    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않))",
     re.I,
 )
 # "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now
@@ -263,6 +268,47 @@ _OTHERWISE = re.compile(
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
+
+
+# Retrying, asked for or against: "add `@retry(…)`", "try it again a few times
+# with backoff", "재시도 5회 이상" against "never retry", "must never re-send",
+# "자동 재시도는 하지 말아야", "`retry_on_5xx=True`도 제거". Kept as `+@~retry`
+# and `-@~retry`: one asks for what the other asks to be rid of.
+_RETRY_WORD = (r"\bre-?tr(?:y|ies|ied|ying)(?![a-z])|@retry|\bre-?send\w*|\bre-?sent\b"
+               r"|\btry\s+(?:it\s+|them\s+)?again\b|재시도|재전송|다시\s*시도")
+_RETRY = re.compile(_RETRY_WORD, re.I)
+_NO_RETRY = re.compile(
+    r"\b(?:never|no|don't|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|remove|drop"
+    r"|stop|disable)\b[^.;]{0,30}?(?:" + _RETRY_WORD + r")"
+    r"|(?:" + _RETRY_WORD + r")[^.;]{0,24}?(?:하지\s*(?:말|마|않)|없이|제거|빼|금지|끄|꺼)",
+    re.I,
+)
+# (Asked for in so many words: "retry" in a name, `retry_backoff`, asks nothing.)
+_RETRY_ASKED = re.compile(
+    r"\b(?:add|enable|keep|put\s+(?:\w+\s+){0,2}back|bring\s+(?:\w+\s+){0,2}back|restore|re-?add"
+    r"|should|must|need\s+to|needs\s+to|has\s+to|have\s+to|please)\b[^.;]{0,30}?"
+    r"(?:\bretry|\bretries|\bre-?try|\btry\s+(?:it\s+|them\s+)?again|\bre-?send)"
+    r"|\b(?:retry|retries)\b[^.;]{0,30}?(?:\d+\s*(?:times|회)|with\s+backoff|up\s+to\s+\d+|at\s+least)"
+    r"|\btry\s+(?:it\s+|them\s+)?again\b|^\W*(?:please\s+)?retry\b"
+    r"|@retry\b[^.;`]{0,80}`?\s*(?:를|을)?\s*(?:추가|넣|다시\s*넣|붙|적용|복구|되돌)"
+    r"|(?:재시도|재전송)(?:를|는|을|가|도)?[^.;]{0,20}?(?:추가|넣어|넣도록|해\s*주|하도록|해야|되돌|살려|복구|\d+\s*회)",
+    re.I,
+)
+
+
+_NAME_SPAN = re.compile(r"`(?!@)[^`\n]*`")
+
+
+def _retry_stance(clause: str) -> int:
+    """+1 for a clause that asks for retries, -1 for one against them, 0 for
+    neither (or both: "retry on 5xx, not on 4xx")."""
+    if not _RETRY.search(clause):
+        return 0
+    against = bool(_NO_RETRY.search(clause))
+    # (A name in code other than a decorator, `retry.max`, asks for nothing.)
+    prose = _NAME_SPAN.sub(" ", _NO_RETRY.sub(" ", clause))
+    for_it = bool(_RETRY_ASKED.search(prose))
+    return 0 if against == for_it else -1 if against else 1
 
 
 def _presence(clause: str) -> set[str]:

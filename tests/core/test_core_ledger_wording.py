@@ -989,8 +989,10 @@ def test_a_name_that_must_stay_is_asked_to_be_there() -> None:
 
 
 def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
-    assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {"<=3회@"}
-    assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@"}
+    # (Each also asks for retries, bounded: `+@~retry`.)
+    assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {
+        "<=3회@", "+@~retry"}
+    assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") - {"+@~retry"} == {">=8회@"}
     assert setting_values("Please send no more than 50 messages per second overall.") == {
         "<=50/second@"}
     # "2번" is a point's number, not a count; "but" keeps two halves apart.
@@ -1417,3 +1419,27 @@ def test_a_point_under_a_quotation_is_about_what_the_quotation_names() -> None:
             author="app-bot")
     sim.say(Role.OWNER, "STEP_DONE\n확인 중입니다.")
     assert [d.trigger for d in sim.deadlocks()] == [Trigger.CONTRADICTION]
+
+
+def test_retries_asked_for_and_against_and_not_adding_a_name() -> None:
+    def stance(text: str) -> set[str]:
+        return {v for v in setting_values(text) if v.endswith("@~retry")}
+
+    assert stance("`@retry(stop=stop_after_attempt(5))`를 추가해 주십시오.") == {"+@~retry"}
+    assert stance("`sync.py:40`의 `retry_on_timeout=True`도 제거해 주십시오.") == {"-@~retry"}
+    assert stance("정산 요청은 자동 재시도를 하지 말아야 합니다.") == {"-@~retry"}
+    assert stance("The worker should try it again a few times with backoff.") == {"+@~retry"}
+    assert stance("The worker must never re-send a payout by itself.") == {"-@~retry"}
+    assert stance("Please put retries back on the `refund` call.") == {"+@~retry"}
+    # A name holding "retry", a statement, or both ways at once ask neither.
+    assert stance("Make `retry_backoff` exponential, starting at 200 ms.") == set()
+    assert stance("Add jitter; without it every instance retries in lockstep.") == set()
+    assert stance("Retry on 5xx, but do not retry on 4xx.") == set()
+    again = _finding("F1", "rel-bot", "When a payout fails, the worker should try it again a few "
+                     "times with backoff before giving up.")
+    never = _finding("F2", "fin-bot", "The worker must never re-send a payout by itself; a failed "
+                     "payout goes to manual review.")
+    other = _finding("F3", "fin-bot", "The exporter must never re-send a report email.")
+    assert reverses(never, again) and not reverses(other, again)
+    # "`X`는 넣지 말아 주세요" against "`X`를 추가해 주세요".
+    assert setting_values("그리고 `idx_orders_created`는 넣지 말아 주세요.") == {"-@idx_orders_created"}
