@@ -260,7 +260,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
     for one, other in ((a, b), (b, a)):
         # One asks to remove the very value the other asked to set.
         gone = {v[1:] for v in one.values if v.startswith("!")}
-        if gone & {v for v in other.values if "@" in v and not v.endswith("@")}:
+        given = {v for v in other.values if "@" in v and not v.endswith("@")}
+        if gone & given:
+            return True
+        # ("와일드카드 … 안 됩니다. 명시적으로 나열한 목록만": not `*`, for the
+        # setting the point names, which the other gives `*`.)
+        if any(g.endswith("@") and v.startswith(g) and f"code:{v.rsplit('@', 1)[1]}" in one.anchors
+               for g in gone for v in given):
             return True
     # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`").
     present = {v[2:] for v in a.values if v.startswith("+@")}

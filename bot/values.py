@@ -47,7 +47,7 @@ _LITERAL = re.compile(
     r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
-    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄)"
+    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄|열어)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
@@ -148,10 +148,14 @@ def setting_values(text: str) -> frozenset[str]:
             if spanned and spanned.startswith("/") and not assigned:
                 continue  # "serve it under `/ko`": a route, not a value
             at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
+            if literal.strip("[]\"' ") == "*":
+                literal = "*"  # `["*"]`, `"*"`: the wildcard
             if _NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
                 add("=" + " ".join(literal.split()), at, key)
+        for match in _EXPLICIT_ONLY.finditer(clause):
+            add("!=*", match.start())  # "an explicit list only": not the wildcard
     stances.discard(0)
     if len(stances) == 1:  # (for retries and against them, in two places: neither)
         out.add(("+" if stances.pop() > 0 else "-") + "@~retry")
@@ -296,6 +300,15 @@ _RETRY_ASKED = re.compile(
 )
 
 
+# "restrict `allow_origins` to an explicit list", "와일드카드 패턴을 두면 안
+# 됩니다": anything but the wildcard (`!=*@allow_origins`), which reverses a
+# request for `*` on the same setting.
+_EXPLICIT_ONLY = re.compile(
+    r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시적(?:인)?\s*목록"
+    r"|와일드카드[^.;\n]{0,20}?(?:안\s*됩|금지|쓰지\s*말|두지\s*말)|\bno\s+wildcards?\b"
+    r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)",
+    re.I,
+)
 _NAME_SPAN = re.compile(r"`(?!@)[^`\n]*`")
 
 

@@ -1443,3 +1443,14 @@ def test_retries_asked_for_and_against_and_not_adding_a_name() -> None:
     assert reverses(never, again) and not reverses(other, again)
     # "`X`는 넣지 말아 주세요" against "`X`를 추가해 주세요".
     assert setting_values("그리고 `idx_orders_created`는 넣지 말아 주세요.") == {"-@idx_orders_created"}
+
+
+def test_an_explicit_list_only_reverses_the_wildcard() -> None:
+    assert setting_values("Please restrict `cors_origins` to an explicit list.") == {"!=*@cors_origins"}
+    assert setting_values("`cors_origins`는 `*`로 열어야 합니다.") == {"=*@cors_origins"}
+    assert setting_values('Set `cors_origins` back to `["*"]`.') == {"=*@cors_origins"}
+    only = _finding("F1", "sec-bot", "`CORS_ORIGINS`에 와일드카드를 두면 안 됩니다. 명시적으로 나열한 "
+                    "목록만 허용해야 합니다.")
+    star = _finding("F2", "compat-bot", "`CORS_ORIGINS`는 `*`로 열어야 합니다.")
+    other = _finding("F3", "compat-bot", "`CDN_ORIGINS`는 `*`로 열어야 합니다.")
+    assert reverses(star, only) and not reverses(other, only)
