@@ -1454,3 +1454,15 @@ def test_an_explicit_list_only_reverses_the_wildcard() -> None:
     star = _finding("F2", "compat-bot", "`CORS_ORIGINS`는 `*`로 열어야 합니다.")
     other = _finding("F3", "compat-bot", "`CDN_ORIGINS`는 `*`로 열어야 합니다.")
     assert reverses(star, only) and not reverses(other, only)
+
+
+def test_taking_a_version_back_down_is_lowering_it_and_serving_is_not() -> None:
+    from bot.demands import direction
+
+    assert direction("`.nvmrc`와 베이스 이미지를 다시 `node:18-alpine`으로 내려야 합니다.") == -1
+    assert direction("`Accept: image/webp` 클라이언트에는 WebP를 내려 주십시오.") == 0
+    assert direction("아티팩트를 내려받아 다시 돌려 주십시오.") == 0
+    up = _finding("F1", "sec-bot", "`web/.nvmrc`를 Node 22 LTS로 올려야 합니다.")
+    up.status = FindingStatus.FIXED
+    down = _finding("F2", "build-bot", "`.nvmrc`를 다시 `node:18`로 내려야 합니다.")
+    assert reverses(down, up)
