@@ -109,7 +109,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return _quantity_in_words(a, b) or _forbidden_in_words(a, b) or _retry_in_words(a, b)
+        return _quantity_in_words(a, b) or _retry_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -160,24 +160,6 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     if not va or not vb or _compatible(va, vb):
         return False
     return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
-
-
-def _forbidden_in_words(a: Finding, b: Finding) -> bool:
-    """Neither names it in code, but one asks not to do what the other asks
-    to do, about the same things: "요청 본문 전체를 로그에 남겨 주십시오"
-    against "본문은 어떤 레벨로도 로그에 남기면 안 됩니다". (Three words of
-    the points in common besides the verb: "don't log X" beside "log Y" is
-    two requests.)"""
-    if b.author in a.agrees or a.author in b.agrees:
-        return False
-    if a.places and b.places and not same_place(a.places, b.places):
-        return False
-    for one, other in ((a, b), (b, a)):
-        verbs = {v for v in one.prohibits if v in other.asks and v not in other.prohibits}
-        if verbs and len({t for t in set(one.terms) & set(other.terms)
-                          if not t.startswith("~") and t not in verbs}) >= 3:
-            return True
-    return False
 
 
 def _retry_in_words(a: Finding, b: Finding) -> bool:
@@ -405,19 +387,35 @@ def _by_setting(stored: list[str]) -> dict[str, set[str]]:
         out.setdefault(key, set()).add(value)
     return out
 
-def _unnamed_pair(live: list[Finding], t: Topic) -> list[str]:
-    """The two authors whose findings the claim is about, when only two
-    reviewers have findings still in play (open, or fixed and so open to
-    reversal) and the claim is close to both sides' or names nothing."""
-    open_ = [f for f in live if f.status in REVERSIBLE]  # (a fixed one may be reversed)
-    authors = list(dict.fromkeys(f.author for f in open_))
+def _unnamed_pair(live: list[Finding], claim: str) -> list[str]:
+    """The two authors a claim naming no one is about ("I can't do both —
+    waiting for a call on the bind address", "두 분 요청이 반대라서"): only
+    when it speaks of two sides' requests (not a merge conflict or `ON
+    CONFLICT`), exactly two reviewers have findings in play (open, or fixed
+    and so open to reversal), and it names in code nothing or something of both."""
+    if _OTHER_CONFLICT.search(claim) or not _TWO_SIDES.search(claim):
+        return []
+    in_play = [f for f in live if f.status in REVERSIBLE]
+    authors = list(dict.fromkeys(f.author for f in in_play))
     if len(authors) != 2:
         return []
-    if t.terms or t.anchors:
-        close = {f.author for f in open_ if score(t, f.topic()) >= LOOSE}
-        if close and close != set(authors):
-            return []  # it names one side's point only
+    t = owner_clause(claim).topic
+    if t.strong:  # (words alone, "방향이 서로 반대라서", name no point)
+        close = {f.author for f in in_play if score(t, f.topic()) >= LOOSE}
+        if close != set(authors):
+            return []  # it names one side's point only, or neither's
     return authors
+
+
+# A conflict that is no reviewers' disagreement.
+_OTHER_CONFLICT = re.compile(
+    r"merge\s+conflict|\bon\s+conflict\b|conflict\s+markers?|\brebas\w*|리베이스|머지|병합|충돌이\s*나",
+    re.I)
+# The claim speaks of two sides: "both", "두 분 요청", "의견이 엇갈려".
+_TWO_SIDES = re.compile(
+    r"\bboth\b|\beither\b|\btwo\s+(?:requests|reviews|reviewers|asks|points)\b|\bopposite\b"
+    r"|두\s*(?:분|리뷰어|요청|의견|가지\s*요청)|양쪽|서로|(?:요청|의견|요구)(?:이|가)",
+    re.I)
 
 
 def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
@@ -451,10 +449,12 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
             pool = live
             if len(authors) < 2:
                 # "I can't do both — waiting for a call on the bind address.":
-                # with no name, the two open findings of two authors it is
-                # about, each the closest of its author's.
-                authors = _unnamed_pair(live, t)
+                # with no name, the findings in play of the two authors the
+                # claim's line is about, each the closest of its author's.
+                claim = " ".join(c for p, c in parts if p == point)
+                authors = _unnamed_pair(live, claim)
                 pool = [f for f in live if f.status in REVERSIBLE]
+                t = owner_clause(claim).topic
                 if len(authors) < 2:
                     continue
             named = [

@@ -240,7 +240,9 @@ def asked_verbs(text: str) -> frozenset[str]:
                 out.update(word[:n] for n in range(2, len(word) + 1))
                 out.update(_base_form(word[:n]) for n in range(2, len(word) + 1))
             # "확장을 추가하고 인덱스를 만들어야": the verbs joined before it ask too.
-            out.update(m.group(1) for m in _JOINED_KO.finditer(clause, 0, match.start()))
+            # (In the same window before the ask.)
+            out.update(m.group(1) for m in _JOINED_KO.finditer(
+                clause, max(0, match.start() - 80), match.start()))
         for match in _ASK_EN.finditer(clause):
             out.add(word_stem(match.group(1).lower()))
         first = re.match(r"\s*(?:please\s+)?(?:pre-?)?([a-z]{3,})", clause, re.I)
@@ -254,7 +256,7 @@ def asked_verbs(text: str) -> frozenset[str]:
 _RETRACTED = re.compile(
     r"(?:거라고|것이라고|줄)\s*(?:생각했|알았|봤)|생각했는데|처음에는|처음엔"
     # "동시에 만족할 수 없는 것처럼 보였지만": it only looked so.
-    r"|처럼\s*보(?:였|일|이지만|입니다만)|\blooks?\s+like\b|\bseems?\s+(?:like|to)\b|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
+    r"|처럼\s*보(?:였|일|이지만|입니다만)|\bI\s+(?:first\s+|initially\s+|had\s+)?thought\b|\b(?:seemed|looked)\s+(?:like\s+|to\s+)",
     re.I,
 )
 

@@ -404,6 +404,12 @@ def starts_new_point(text: str) -> bool:
     return bool(w.ALSO.search(text))
 
 
+def _named(t: Topic) -> bool:
+    """The clause names something besides a run or ticket number ("CI #4820
+    결과입니다" names nothing a point could be about; "풀 크기는 20으로" does)."""
+    return any(not a.startswith("id:") and "id:#" + a[4:] not in t.strong for a in t.strong)
+
+
 @lru_cache(maxsize=8192)  # a turn's clauses are read once per round, and again for contradictions
 def reviewer_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
@@ -411,7 +417,7 @@ def reviewer_clause(text: str) -> Clause:
     says_nothing = (w.ANNOUNCE.match(text.strip()) or w.HEDGE.search(text)
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
-    if ((says_nothing and not t.kinds & {"path", "code"}) or text.startswith(w.CHECKED_MARK)
+    if ((says_nothing and not _named(t)) or text.startswith(w.CHECKED_MARK)
             or (w.LEAD_IN.match(text) and not w.ASKS.search(text))):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)

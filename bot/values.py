@@ -110,7 +110,7 @@ def setting_values(text: str) -> frozenset[str]:
             out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
 
         for match in _VALUE.finditer(clause):
-            if _NOT_VALUE.search(clause, 0, match.start(1)):
+            if _NOT_VALUE.search(clause, max(0, match.start(1) - 20), match.start(1)):
                 continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = _PER.match(clause, match.end())  # "50 messages per second": a rate
@@ -181,7 +181,7 @@ def _numerals(text: str) -> str:
 
 # "04:00", "03:30": a time of day, read as "0400시각" (a unit of its own: no
 # duration is compared with it; "1:10", a ratio, is none).
-_CLOCK = re.compile(r"(?<![\d:.+])([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
+_CLOCK = re.compile(r"(?<![\d:.+])(?<!\d\d:\d\d:\d\d-)([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
 # "per second", "a request": what a rate is counted against.
 _PER = re.compile(r"\s*+(?:[a-z]+\s+)?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|day"
                   r"|request|batch|page|call|message|user)s?\b", re.I)
@@ -263,12 +263,14 @@ _ABSENT = re.compile(
 # otherwise (`~@x`). One reviewer's keeping reverses another's changing.
 _AS_IS = re.compile(
     r"`([^`\n]{1,60})`(?:은|는|을|를)?\s*(?:지금처럼|현재처럼|지금\s*그대로|기존(?:처럼|대로)|현재\s*그대로)"
+    r"[^.;\n]{0,80}?(?:유지|그대로\s*두|둬\s*주|두어\s*주)(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
     r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
     re.I,
 )
 _OTHERWISE = re.compile(
     r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
-    r"|\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
+    r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"  # (not "바꾸지 말아", "변경하면 안 됩니다")
+    r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
@@ -282,8 +284,9 @@ _RETRY_WORD = (r"\bre-?tr(?:y|ies|ied|ying)(?![a-z])|@retry|\bre-?send\w*|\bre-?
                r"|\btry\s+(?:it\s+|them\s+)?again\b|재시도|재전송|다시\s*시도")
 _RETRY = re.compile(_RETRY_WORD, re.I)
 _NO_RETRY = re.compile(
+    # (The refusal governs the retry: "don't drop the message, retry it" asks for one.)
     r"\b(?:never|no|don't|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|remove|drop"
-    r"|stop|disable)\b[^.;]{0,30}?(?:" + _RETRY_WORD + r")"
+    r"|stop|disable)\b(?:\s+[\w-]+){0,2}?\s+(?:" + _RETRY_WORD + r")"
     r"|(?:" + _RETRY_WORD + r")[^.;]{0,24}?(?:하지\s*(?:말|마|않)|없이|제거|빼|금지|끄|꺼)",
     re.I,
 )

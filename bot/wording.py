@@ -187,7 +187,7 @@ WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|
 # "해당 커밋은 `README.md`만 수정합니다", "That commit only touches the docs":
 # a statement whose subject is the owner's commit.
 THE_COMMIT = words(r"^\W*(?:(?:해당|이|그|이번)\s*커밋(?:은|는|에서는|에는)|(?:the|that|this|your)\s+commit\b"
-                   r"|`?" + HASH + r"`?\s*(?:은|는|에서는|에는|only\b|just\b))")
+                   r"|`?" + HASH + r"`?\s*(?:은|는|에서는|에는|only\b|just\b))", re.I)
 NEG_ACK = words(
     r"\bnot\s+(?:approving|approved|ready)|\bcan(?:'t|not)\s+approve|^\W*not\s+yet\b|승인(?:하기|할\s*수)?\s*(?:어렵|못|보류|없)|"
     r"\bnot\s+(?:yet\s+|been\s+|really\s+)?(?:fixed|addressed|resolved|done|changed|handled)|미해결|미반영|미조치"
@@ -232,7 +232,7 @@ REFERENCE = words(
     r"\bas\s+(?:i\s+)?(?:said|mentioned|noted|before|previously|above)"
     r"|\b(?:as\s+)?(?:raised|flagged|noted|pointed\s+out|discussed|requested|asked)\s+(?:before|earlier|previously|last\s+time)"
     r"|\b(?:please\s+)?(?:take\s+another\s+look|check\s+(?:it\s+)?again|look\s+again)"
-    r"|(?:다시|한\s*번\s*더)\s*(?:한\s*번\s*)?(?:확인|봐|보아|검토|살펴)\s*(?:해\s*)?(?:주|부탁)"
+    r"|(?:다시|한\s*번\s*(?:만\s*)?더)\s*(?:한\s*번\s*)?(?:확인|봐|보아|검토|살펴)\s*(?:해\s*)?(?:주|부탁)"
     r"|계속\s*(?:나옵|나오|나타|발생|재현|보입|보이|실패|남아|남습)"
     # "같은 두 테스트가 같은 값으로 실패합니다", "결과는 같습니다", "same result".
     # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
@@ -458,9 +458,10 @@ ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건
 CODE_VALUE = re.compile(r"\"[^\"]*\"|'[^']*'|(?<![\w.])\d[\w./-]*")
 HEADER_SPAN = re.compile(r"([a-z][\w-]*)\s*:\s+\S")
 # "Confirmed 1, 2 and 4", "Still disagree on 3": bare point numbers.
-NUMBER_LIST = re.compile(r"\b[1-9](?:\s*,\s*[1-9])*\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b"
-                         # "1, 2, 3번", "1·2·3번", "#1/#2": a list of point numbers
-                         r"|(?<![\d.])#?[1-9](?:\s*[,·/]\s*#?[1-9])+\s*번(?!\s*째)")
+NUMBER_LIST = re.compile(r"(?<!,)(?<!,\s)\b[1-9](?:\s*,\s*[1-9])*+\s*,?\s*(?:and|&|및|와|과)\s*[1-9]\b"
+                         # "1, 2, 3번", "1·2·3번": a list of point numbers ("2/3번" is
+                         # a fraction). (Never from inside a list: one scan, not one per digit.)
+                         r"|(?<![\d.,·#])(?<![,·]\s)#?[1-9](?:\s*[,·]\s*#?[1-9])++\s*번(?!\s*째)")
 ON_NUMBER = words(
     r"\b(?:on|for|re|about|point|item)\s+#?([1-9])\b(?![.,]\d)"
     # "1 is good.", "2 is still open" (a verdict on a point, not "3 is too low")
@@ -552,7 +553,7 @@ NO_CONFLICT = words(
     # ("동시에 만족할 수 있는 값이 없습니다" is no way to meet both.)
     r"|(?:함께|둘\s*다|동시에|모두)\s*(?:만족|충족|반영|맞출|지킬)\S*\s*수\s*(?:가\s*|는\s*)?있(?!는\s*\S+\s*없)"
     # "아래처럼 하면 둘 다 충족됩니다": both are met, as shown.
-    r"|(?:둘\s*다|모두|함께)\s*(?:충족|만족)(?:됩|시킵|시켰|합니다|했습)|(?:둘\s*다|모두|함께)\s*(?:반영|충족|만족)\s*가능"
+    r"|(?:둘\s*다|모두|함께)\s*(?:충족|만족)(?:됩|시킵|시켰|합니다|했습)|(?:둘\s*다|모두|함께)\s*(?:반영|충족|만족)\s*가능(?:합니다|해요|하고|하며|함)"
     r"|\b(?:do|does|did)(?:n't|\s+not)\s+(?:conflict|contradict|clash)"
     # ("must not conflict with the login limit" asks for something.)
     r"|(?<!must\s)(?<!should\s)(?<!shall\s)\bnot\s+(?:in\s+)?(?:conflict|contradiction)"

@@ -992,7 +992,7 @@ def test_counts_and_rates_asked_in_words_and_their_contradiction() -> None:
     # (Each also asks for retries, bounded: `+@~retry`.)
     assert setting_values("재시도는 세 번까지만 하고, 그 뒤에는 dead-letter 큐로 보내 주십시오.") == {
         "<=3회@", "+@~retry"}
-    assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") - {"+@~retry"} == {">=8회@"}
+    assert setting_values("재전송 횟수를 8회 이상으로 늘려 주십시오.") == {">=8회@", "+@~retry"}
     assert setting_values("Please send no more than 50 messages per second overall.") == {
         "<=50/second@"}
     # "2번" is a point's number, not a count; "but" keeps two halves apart.
@@ -1325,8 +1325,9 @@ def test_a_refused_value_a_word_of_a_longer_name_and_nothing_to_add() -> None:
 
 
 def test_a_fix_reported_and_refuted_raises_nothing_new() -> None:
-    assert selectors("커밋 `1c88f0b`에서 1, 2, 3번 모두 수정했습니다.")[0] == (3, 1, 2)
-    assert selectors("1·2번 모두 그대로입니다.")[0] == (2, 1)
+    assert set(selectors("커밋 `1c88f0b`에서 1, 2, 3번 모두 수정했습니다.")[0]) == {1, 2, 3}
+    assert set(selectors("1·2번 모두 그대로입니다.")[0]) == {1, 2}
+    assert 2 not in selectors("2/3번 실패합니다.")[0]  # a fraction, not points 2 and 3
     sim = Sim(stall_threshold=2)
     sim.say(Role.USER, "배치 작업이 가끔 중복 실행됩니다. 고쳐 주세요.")
     sim.say(Role.OWNER, "STEP_DONE\n`jobs/runner.py`에 락을 추가했습니다. 커밋 `a1b2c3d`.")
@@ -1358,8 +1359,8 @@ def test_values_made_or_declared_kept_or_changed_and_an_owner_who_cannot_do_both
     keep = _finding("F2", "app-bot", "`price`는 지금처럼 문자열 decimal로 유지해 주세요.")
     other = _finding("F3", "app-bot", "`currency`는 지금처럼 유지해 주세요.")
     assert reverses(keep, change) and not reverses(other, change)
-    assert setting_values("Keep `locale` as it is.") >= {"^@locale"}
-    assert setting_values("Change `locale` to `en-US`.") >= {"~@locale"}
+    assert setting_values("Keep `locale` as it is.") == {"^@locale", "+@locale"}
+    assert setting_values("Change `locale` to `en-US`.") == {"~@locale", "=en-us@locale"}
     # An owner who can't do both, naming neither finding nor author: the two
     # reviewers' points in play.
     bind = Finding(label="F1", author="sec-bot", summary="", anchors=["code:bind"],
@@ -1381,11 +1382,15 @@ def test_a_table_row_keys_its_value_a_span_assigned_after_set_and_a_prohibition_
     assert "4@workers" in _finding("F1", "ops-bot", row).values
     # "please set `X = True`" gives X its value.
     assert setting_values("Please set `ALLOW_SIGNUP = True` for the beta.") == {"=true@allow_signup"}
-    # "남기면 안 됩니다" prohibits what "남겨 주십시오" asks, about the same things.
-    keep = _finding("F1", "ops-bot", "실패한 요청은 요청 본문 전체를 감사 로그에 남겨 주십시오.")
-    never = _finding("F2", "sec-bot", "요청 본문은 개인정보라 어떤 경우에도 감사 로그에 남기면 안 됩니다.")
-    other = _finding("F3", "sec-bot", "디버그 덤프는 어떤 경우에도 파일에 남기면 안 됩니다.")
-    assert reverses(never, keep) and not reverses(other, keep)
+    # "남기면 안 됩니다" prohibits what "남겨 주십시오" asks (one verb in two
+    # forms), but with no name in common the words around cannot tell whether
+    # both speak of one thing: the card number is not the order number.
+    from bot.demands import asked_verbs, prohibited
+    assert "남기" in asked_verbs("요청 본문 전체를 감사 로그에 남겨 주십시오.")
+    assert prohibited("요청 본문은 감사 로그에 남기면 안 됩니다.") == {"남기"}
+    card = _finding("F1", "sec-bot", "결제 요청의 카드 번호는 감사 로그에 남기면 안 됩니다.")
+    order = _finding("F2", "ops-bot", "결제 요청의 주문 번호는 감사 로그에 남겨 주십시오.")
+    assert not reverses(card, order)
     # "…처럼 보이지만 함께 만족할 수 있습니다": no conflict declared.
     from bot.contradictions import declared_conflict
     a = Finding(label="F1", author="sec-bot", summary="", terms=["로그", "카드"])
@@ -1466,3 +1471,40 @@ def test_taking_a_version_back_down_is_lowering_it_and_serving_is_not() -> None:
     up.status = FindingStatus.FIXED
     down = _finding("F2", "build-bot", "`.nvmrc`를 다시 `node:18`로 내려야 합니다.")
     assert reverses(down, up)
+
+
+def test_review_cases_a_merge_conflict_a_real_claim_a_kept_change_and_retries_governed() -> None:
+    from bot.contradictions import declared_conflict
+
+    perf = Finding(label="F1", author="perf-bot", summary="", anchors=["code:pool_size"],
+                   terms=["pool", "size", "raise"])
+    sec = Finding(label="F2", author="sec-bot", summary="", anchors=["code:pool_size"],
+                  terms=["pool", "size", "lower"])
+    # No reviewers' disagreement: a merge conflict, an upsert, a rebase.
+    for text in ("STEP_DONE\nRebased on main and resolved the merge conflict in `README.md`; "
+                 "working on both points now.",
+                 "`main`과 충돌이 나서 리베이스했습니다. 두 요청 모두 작업 중입니다.",
+                 "Upsert now uses `ON CONFLICT (id) DO UPDATE`; both points are next."):
+        assert declared_conflict([perf, sec], [text]) is None, text
+    # A claim that names in code something of one side only is about that side.
+    assert declared_conflict([perf, sec], ["I can't do both: `retry_budget` conflicts."]) is None
+    # Real claims stay claims.
+    assert declares_conflict("This looks like a real conflict: F1 and F2 cannot both be met.")
+    assert declares_conflict("F1과 F2는 충돌합니다. 둘 다 반영 가능한 방법이 없습니다.")
+    assert declared_conflict([perf, sec], ["두 분 요청이 반대라서 `pool_size`는 대기하겠습니다."]) == (
+        "F1", "F2")
+    # "지금처럼 …이면 …바꿔 주세요" asks a change; "바꾸지 말아" keeps it.
+    assert "^@created_at" not in setting_values(
+        "`created_at`은 지금처럼 문자열이면 정렬이 깨지니 정수로 바꿔 주세요.")
+    assert "~@created_at" not in setting_values("`created_at`을 다른 형식으로 바꾸지 말아 주세요.")
+    assert "~@created_at" not in setting_values("`created_at`을 정수로 변경하면 안 됩니다.")
+    # The refusal must govern the retry.
+    for text in ("Don't drop the message, retry it up to 3 times.",
+                 "Please disable the alert and retry the job up to 3 times."):
+        assert "+@~retry" in setting_values(text), text
+    # A clause with a figure is a point even beside "이견 없습니다".
+    assert reviewer_clause("스키마 쪽은 이견 없습니다만 풀 크기는 20으로 늘려 주세요.").act is Act.FINDING
+    from bot import wording as w
+    assert w.THE_COMMIT.match("That commit only touches the docs.")
+    assert setting_values("`ts`는 `2024-05-01T09:00:00-05:00`이어야 합니다.") == {
+        "=2024-05-01t09:00:00-05:00@ts"}
