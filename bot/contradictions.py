@@ -250,20 +250,12 @@ def _other_value(a: Finding, b: Finding) -> bool:
         if any(g.endswith("@") and v.startswith(g) and f"code:{v.rsplit('@', 1)[1]}" in one.anchors
                for g in gone for v in given):
             return True
-    # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`").
-    present = {v[2:] for v in a.values if v.startswith("+@")}
-    absent = {v[2:] for v in a.values if v.startswith("-@")}
-    if present & {v[2:] for v in b.values if v.startswith("-@")} or absent & {
-            v[2:] for v in b.values if v.startswith("+@")}:
+    # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`",
+    # retries for and against), or keeps as it is ("`created_at`은 지금처럼
+    # 유지") what the other asks to change ("`created_at`을 정수로 바꿔").
+    if _asked_both_ways(a, b, "+", "-") or _asked_both_ways(a, b, "^", "~"):
         return True
     if _cache_conflict(a, b):
-        return True
-    # One keeps a name as it is ("`created_at`은 지금처럼 유지") that the other
-    # asks to change ("`created_at`을 정수로 바꿔").
-    kept = {v[2:] for v in a.values if v.startswith("^@")}
-    changed = {v[2:] for v in a.values if v.startswith("~@")}
-    if kept & {v[2:] for v in b.values if v.startswith("~@")} or changed & {
-            v[2:] for v in b.values if v.startswith("^@")}:
         return True
     va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-", "^", "~"))])
     vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-", "^", "~"))])
@@ -291,6 +283,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
         # be either, but not a bound: "합계 30 이하" is no time).
         return False
     return not _compatible(mine_all, theirs_all)
+
+
+def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
+    """A name one finding asks `one` of (`+@x`) and the other `other` of (`-@x`)."""
+    def names(f: Finding, sign: str) -> set[str]:
+        return {v[2:] for v in f.values if v.startswith(sign + "@")}
+    return bool(names(a, one) & names(b, other) or names(a, other) & names(b, one))
 
 
 def _cache_directives(finding: Finding) -> set[str]:
