@@ -1,18 +1,24 @@
 """What an owner turn did to each open finding: a fix reported, a refusal,
-or nothing (a promise is nothing). Pure; `bot.ledger` applies the answer when
-the reviewer turn that completes the round closes.
+or nothing (a promise is nothing); and whether it says two reviewers'
+findings cannot both be met (`declared_conflict`). Pure; `bot.ledger` applies
+the answer when the reviewer turn that completes the round closes.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from bot import wording as w
+from bot.demands import declares_conflict, mentions_conflict, retracts_conflict
 from bot.finding import (
+    LOOSE,
     MATCH,
+    REVERSIBLE,
     TOUCH,
     UNCERTAIN,
     Finding,
+    FindingStatus,
     OwnerAction,
     Question,
     closest_finding,
@@ -24,6 +30,7 @@ from bot.findings import (
     Act,
     Clause,
     Topic,
+    clauses,
     items,
     owner_clause,
     point_numbers,
@@ -217,3 +224,84 @@ def _stronger(current: OwnerAction, act: Act) -> OwnerAction:
     if act is Act.FIX and current is OwnerAction.UNTOUCHED:
         return OwnerAction.FIX
     return current
+
+
+def _unnamed_pair(live: list[Finding], claim: str) -> list[str]:
+    """The two authors a claim naming no one is about ("I can't do both —
+    waiting for a call on the bind address", "두 분 요청이 반대라서"): only
+    when it speaks of two sides' requests (not a merge conflict or `ON
+    CONFLICT`), exactly two reviewers have findings in play (open, or fixed
+    and so open to reversal), and it names in code nothing or something of both."""
+    if _OTHER_CONFLICT.search(claim) or not _TWO_SIDES.search(claim):
+        return []
+    in_play = [f for f in live if f.status in REVERSIBLE]
+    authors = list(dict.fromkeys(f.author for f in in_play))
+    if len(authors) != 2:
+        return []
+    t = owner_clause(claim).topic
+    if t.strong:  # (words alone, "방향이 서로 반대라서", name no point)
+        close = {f.author for f in in_play if score(t, f.topic()) >= LOOSE}
+        if close != set(authors):
+            return []  # it names one side's point only, or neither's
+    return authors
+
+
+# A conflict that is no reviewers' disagreement.
+_OTHER_CONFLICT = re.compile(
+    r"merge\s+conflict|\bon\s+conflict\b|conflict\s+markers?|\brebas\w*|리베이스|머지|병합|충돌이\s*나",
+    re.I)
+# The claim speaks of two sides: "both", "두 분 요청", "의견이 엇갈려".
+_TWO_SIDES = re.compile(
+    r"\bboth\b|\beither\b|\btwo\s+(?:requests|reviews|reviewers|asks|points)\b|\bopposite\b"
+    r"|두\s*(?:분|리뷰어|요청|의견|가지\s*요청)|양쪽|서로|(?:요청|의견|요구)(?:이|가)",
+    re.I)
+
+
+def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str, str] | None:
+    """An owner turn saying two findings of different authors cannot both be met,
+    naming both findings or both authors (a declared contradiction)."""
+    live = [f for f in findings if f.status is not FindingStatus.WITHDRAWN
+            and f.status is not FindingStatus.RETIRED]
+    if len({f.author for f in live}) < 2:
+        return None  # one reviewer: nobody to contradict
+    whole = "\n".join(clauses(messages))
+    if not mentions_conflict(whole):
+        return None  # no clause says it either (each is part of the whole)
+    parts = items(messages)
+    for point, text in parts:
+        if not declares_conflict(text):
+            continue
+        if any(w.NO_CONFLICT.search(t) or retracts_conflict(t) for p, t in parts if p == point):
+            # "서로 반대 방향처럼 보이지만 함께 만족할 수 있습니다", "These look like
+            # they pull in opposite directions, but both can be satisfied":
+            # the rest of the sentence takes it back.
+            continue
+        # "The two requirements can't both be met. dba-bot's F1 … and sre-bot's F3 …":
+        # the names may come in the sentences around the claim.
+        text = whole
+        labels = set(w.LABEL.findall(text))
+        named = [f for f in live if f.label in labels]
+        if len({f.author for f in named}) < 2:
+            lowered = text.lower()
+            authors = [a for a in dict.fromkeys(f.author for f in live) if a.lower() in lowered]
+            t = owner_clause(text).topic
+            pool = live
+            if len(authors) < 2:
+                # "I can't do both — waiting for a call on the bind address.":
+                # with no name, the findings in play of the two authors the
+                # claim's line is about, each the closest of its author's.
+                claim = " ".join(c for p, c in parts if p == point)
+                authors = _unnamed_pair(live, claim)
+                pool = [f for f in live if f.status in REVERSIBLE]
+                t = owner_clause(claim).topic
+                if len(authors) < 2:
+                    continue
+            named = [
+                max((f for f in pool if f.author == a), key=lambda f: score(t, f.topic()))
+                for a in authors[:2]
+            ]
+        first = named[0]
+        second = next((f for f in named if f.author != first.author), None)
+        if second is not None:
+            return first.label, second.label
+    return None

@@ -238,7 +238,7 @@ def test_owner_naming_both_reviewers_declares_a_contradiction() -> None:
         ("sec-bot", ["`verify_session()` must run on every request."]),
         ("perf-bot", ["p99 of `GET /feed` must stay under 50ms."]),
     ], None, 1)
-    from bot.contradictions import declared_conflict
+    from bot.owner_turn import declared_conflict
 
     pair = declared_conflict(findings, [
         "sec-bot의 요구와 perf-bot의 요구는 동시에 만족할 수 없습니다. 세션 확인만으로 41ms가 듭니다."

@@ -1346,7 +1346,7 @@ def test_a_fix_reported_and_refuted_raises_nothing_new() -> None:
 
 
 def test_values_made_or_declared_kept_or_changed_and_an_owner_who_cannot_do_both() -> None:
-    from bot.contradictions import declared_conflict
+    from bot.owner_turn import declared_conflict
 
     assert setting_values("Make it `ON DELETE SET NULL` so orders survive.") == {"=on delete set null@"}
     assert setting_values("Declare the FK on `orders.user_id` as `ON DELETE RESTRICT`.") == {
@@ -1392,7 +1392,7 @@ def test_a_table_row_keys_its_value_a_span_assigned_after_set_and_a_prohibition_
     order = _finding("F2", "ops-bot", "결제 요청의 주문 번호는 감사 로그에 남겨 주십시오.")
     assert not reverses(card, order)
     # "…처럼 보이지만 함께 만족할 수 있습니다": no conflict declared.
-    from bot.contradictions import declared_conflict
+    from bot.owner_turn import declared_conflict
     a = Finding(label="F1", author="sec-bot", summary="", terms=["로그", "카드"])
     b = Finding(label="F2", author="ops-bot", summary="", terms=["로그", "주문"])
     assert declared_conflict([a, b], ["두 요청이 서로 반대 방향처럼 보이지만 함께 만족할 수 있습니다."]) is None
@@ -1474,7 +1474,7 @@ def test_taking_a_version_back_down_is_lowering_it_and_serving_is_not() -> None:
 
 
 def test_review_cases_a_merge_conflict_a_real_claim_a_kept_change_and_retries_governed() -> None:
-    from bot.contradictions import declared_conflict
+    from bot.owner_turn import declared_conflict
 
     perf = Finding(label="F1", author="perf-bot", summary="", anchors=["code:pool_size"],
                    terms=["pool", "size", "raise"])
