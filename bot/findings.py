@@ -117,7 +117,7 @@ def topic(text: str) -> Topic:
                 # `Idempotency-Key: invoice-{id}` names the header as
                 # `Idempotency-Key` alone does.
                 anchors.add("code:" + header.group(1))
-            if re.fullmatch(r"[\w.:/-]+", code):
+            if re.fullmatch(r"[\w.:/{}-]+", code):  # (`home:feed:{user_id}`: one name)
                 # A name. An expression (`(created_at, id) < (:ts, :id)`) is
                 # named by its tokens only: written again another way, it is
                 # the same point.

@@ -44,7 +44,9 @@ _LITERAL = re.compile(
     r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3}"
     # "Make it `ON DELETE CASCADE`", "Declare the FK … as `ON DELETE RESTRICT`":
     r"|\bmake\s+(?:it|this|that|them)\s+|\b(?:declare|define|mark|set)\b[^.;\n`]{0,60}(?:`[^`\n]+`[^.;\n`]{0,30})?\bas\s+)`([^`\n]{1,80})`"
-    r"|`[A-Za-z][\w-]*\s*:\s*([^`\n]{1,60})`"  # a header or key with its value: `Cache-Control: no-store`
+    # A header or key with its value: `Cache-Control: no-store` (not a cache or
+    # route key, `home:feed:{user_id}`, whose colons have no space after them).
+    r"|`[A-Za-z][\w-]*\s*:\s+([^`\n]{1,60})`"
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
     r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄|열어)"
@@ -409,7 +411,10 @@ _REMOVE_END = re.compile(r"\s+and\s+|,\s|;|\.\s")
 _LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
 # A setting's name in backticks: `SESSION_TTL`, `max_age`, `Cache-Control`
 # (not a path, a route or an expression).
-_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*)(?:\s*[=:][^`]*)?`", re.I)
+# (`home:feed:{user_id}`, a cache or route key, is one name: its colons have
+# no space after them, unlike `Cache-Control: no-store`.)
+_SETTING = re.compile(r"`(?:PRAGMA\s+)?([A-Za-z_][\w.-]*(?::[\w.{}-]*[A-Za-z_{][\w.{}-]*)*)"
+                      r"(?:\s*[=:][^`]*)?`", re.I)
 _NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
 
 

@@ -1508,3 +1508,13 @@ def test_review_cases_a_merge_conflict_a_real_claim_a_kept_change_and_retries_go
     assert w.THE_COMMIT.match("That commit only touches the docs.")
     assert setting_values("`ts`는 `2024-05-01T09:00:00-05:00`이어야 합니다.") == {
         "=2024-05-01t09:00:00-05:00@ts"}
+
+
+def test_a_cache_key_is_one_name_not_a_key_and_its_value() -> None:
+    assert setting_values("`user:profile` TTL은 3600초로 늘려 주세요.") == {"3600초@user:profile"}
+    assert setting_values("`Cache-Control: no-store`로 바꿔 주세요.") == {"=no-store@cache-control"}
+    assert "code:user:feed:{user_id}" in topic("`user:feed:{user_id}` 캐시").anchors
+    longer = _finding("F1", "perf-bot", "`user:profile` TTL은 3600초로 늘려 주세요.")
+    shorter = _finding("F2", "data-bot", "`user:feed:{user_id}` TTL은 60초로 줄여 주세요.")
+    same = _finding("F3", "data-bot", "`user:profile` TTL은 60초로 줄여 주세요.")
+    assert not reverses(shorter, longer) and reverses(same, longer)
