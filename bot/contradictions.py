@@ -134,15 +134,21 @@ def reverses(a: Finding, b: Finding) -> bool:
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백"})
 
 
+def _may_clash(a: Finding, b: Finding) -> bool:
+    """Neither said it does not conflict with the other, and their places
+    (files, routes, environments) may be the same."""
+    if b.author in a.agrees or a.author in b.agrees:
+        return False
+    return not (a.places and b.places and not same_place(a.places, b.places))
+
+
 def _quantity_in_words(a: Finding, b: Finding) -> bool:
     """Neither names the setting in code, but both ask one quantity, at least
     one as a bound, and no value meets both: "재시도는 세 번까지만" against
     "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
     "at least 200 messages a second". The points must share a concept
     (`~retry`)."""
-    if b.author in a.agrees or a.author in b.agrees:
-        return False
-    if a.places and b.places and not same_place(a.places, b.places):
+    if not _may_clash(a, b):
         return False
     va, vb = _unnamed_quantities(a), _unnamed_quantities(b)
     if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
@@ -159,9 +165,7 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     against them, about the same operation: "the job should try it again on
     its own a few times" against "the job must never re-send a capture by
     itself". (Two words of the points in common besides retrying.)"""
-    if b.author in a.agrees or a.author in b.agrees:
-        return False
-    if a.places and b.places and not same_place(a.places, b.places):
+    if not _may_clash(a, b):
         return False
     stances = {v for v in a.values if v.endswith("@~retry")}
     theirs = {v for v in b.values if v.endswith("@~retry")}

@@ -345,8 +345,9 @@ def _table_row(row: str, header: list[str]) -> str:
              if cell and w.WANTED_COLUMN.search(name)]
     # ("| `DB_POOL_SIZE` | 8 | … `default_pool_size` 200 |": the value is the
     # row's setting's, however the last column reads.)
-    key = cells[0] if cells and cells[0].startswith("`") and cells[0].endswith("`") else ""
-    return row.strip() + "".join(f" — {key} must be {cell}.".replace("  ", " ") for cell in asked)
+    named = bool(cells) and cells[0].startswith("`") and cells[0].endswith("`")
+    lead = f" — {cells[0]} must be" if named else " — must be"
+    return row.strip() + "".join(f"{lead} {cell}." for cell in asked)
 
 
 @lru_cache(maxsize=2048)

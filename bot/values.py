@@ -234,6 +234,10 @@ def _bound(clause: str, start: int, end: int) -> str:
     return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
 
 
+# What follows a Korean verb when it is not to be done: "추가하지 말고", "바꾸지
+# 마세요", "사용하지 않", "변경하면 안 됩니다".
+_NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
+
 # "Add `--frozen-lockfile`", "`X`로 바꾸고", "switch to `X`" ask that a name be
 # there; "remove `X`", "`X`를 쓰지 말고", "instead of `X`" that it be gone. Kept
 # as `+@x` and `-@x`: another reviewer asking the opposite about the same name
@@ -247,7 +251,7 @@ _PRESENT = re.compile(
     # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
     r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
     r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
-    r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))",
+    + _NOT_DONE_KO,
     re.I,
 )
 _ABSENT = re.compile(
@@ -265,14 +269,14 @@ _ABSENT = re.compile(
 # otherwise (`~@x`). One reviewer's keeping reverses another's changing.
 _AS_IS = re.compile(
     r"`([^`\n]{1,60})`(?:은|는|을|를)?\s*(?:지금처럼|현재처럼|지금\s*그대로|기존(?:처럼|대로)|현재\s*그대로)"
-    r"[^.;\n]{0,80}?(?:유지|그대로\s*두|둬\s*주|두어\s*주)(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
-    r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
+    r"[^.;\n]{0,80}?(?:유지|그대로\s*두|둬\s*주|두어\s*주)" + _NOT_DONE_KO
+    + r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
     re.I,
 )
 _OTHERWISE = re.compile(
     r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
-    r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"  # (not "바꾸지 말아", "변경하면 안 됩니다")
-    r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
+    + _NOT_DONE_KO  # (not "바꾸지 말아", "변경하면 안 됩니다")
+    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
