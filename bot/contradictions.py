@@ -10,6 +10,7 @@ import re
 from typing import TypedDict
 
 from bot.demands import (
+    BACK,
     asked_verbs,
     direction,
     opposed,
@@ -101,7 +102,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return _quantity_in_words(a, b) or _retry_in_words(a, b)
+        return _quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -131,7 +132,25 @@ def reverses(a: Finding, b: Finding) -> bool:
     return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
 # (Not "roll out"; "I have to object to the new cache": against a change made.)
-_REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백"})
+_REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
+
+
+def _back_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names it in code, but one asks to put back what the other,
+    fixed, got changed: "Please put the login limit back to 20 per minute"
+    after "the login limit … should be 5 attempts per minute"; "최소 길이는
+    원래대로 8자로" after "최소 길이는 … 12자여야". The points share two
+    words besides the concepts, and the one asking back gives a number."""
+    if not _may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if other.status is not FindingStatus.FIXED or BACK not in one.asks:
+            continue
+        common = {t for t in set(one.terms) & set(other.terms) if not t.startswith("~")}
+        if len(common) >= 2 and (
+                any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one)):
+            return True
+    return False
 
 
 def _may_clash(a: Finding, b: Finding) -> bool:

@@ -248,7 +248,20 @@ def asked_verbs(text: str) -> frozenset[str]:
         first = re.match(r"\s*(?:please\s+)?(?:pre-?)?([a-z]{3,})", clause, re.I)
         if first and w.IMPERATIVE.match(clause):
             out.add(word_stem(first.group(1).lower()))
+        if _BACK.search(clause):
+            out.add(BACK)
     return frozenset(out - _NOT_A_DEMAND)
+
+
+# Asked to be as it was: "put the login limit back to 20", "원래대로 8자로",
+# "이전 값으로". Kept among the verbs as `~back`: undoing what another
+# reviewer's fixed finding got done.
+BACK = "~back"
+_BACK = re.compile(
+    r"\bback\s+to\b|\bput\s+(?:[\w-]+\s+){0,4}back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
+    r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)(?:처럼|대로)",
+    re.I,
+)
 
 
 # "처음에는 … 충돌한다고 생각했는데", "I first thought they conflicted, but":

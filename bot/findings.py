@@ -431,7 +431,8 @@ def reviewer_clause(text: str) -> Clause:
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and not w.REQUEST.search(
-        w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", text)))
+        # (A name in code is no request: "`NOT NULL` 제약 확인했습니다".)
+        w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", w.CODE.sub(" ", text))))
     ) and not w.READ_REPLY.search(text):
         act = Act.ACK
     elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):

@@ -19,6 +19,7 @@ from bot.finding import (
     FindingStatus,
     OwnerAction,
     RoundOutcome,
+    apply_round,
 )
 from bot.reviewer_turn import judge_author
 
@@ -38,8 +39,15 @@ def judge_round(
     """
     out = RoundOutcome()
     owner = owner or {}
+    spoke: set[str] = set()
     for author, messages in turns:
+        spoke.add(author)
         judge_author(findings, author, messages, owner, round_no, out, decisions or {})
+    for finding in findings:
+        if finding.author not in spoke and owner.get(finding.label) is OwnerAction.FIX:
+            # A fix reported for a reviewer who stayed silent in the turn that
+            # completes the round: its author did not repeat it, so it is fixed.
+            apply_round(finding, OwnerAction.FIX, set(), set(), set(), round_no, out)
     reversals(findings, out, round_no)
     return out
 

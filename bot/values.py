@@ -258,8 +258,9 @@ _ABSENT = re.compile(
     r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
     r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
-    # ("`user_email` 필드를 아예 제거": the kind of thing may stand between.)
-    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자)?"
+    # ("`user_email` 필드를 아예 제거", "`mask_pii()` 호출은 제거": the kind of
+    # thing may stand between.)
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
     r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
     r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않))",
     re.I,

@@ -1518,3 +1518,70 @@ def test_a_cache_key_is_one_name_not_a_key_and_its_value() -> None:
     shorter = _finding("F2", "data-bot", "`user:feed:{user_id}` TTL은 60초로 줄여 주세요.")
     same = _finding("F3", "data-bot", "`user:profile` TTL은 60초로 줄여 주세요.")
     assert not reverses(shorter, longer) and reverses(same, longer)
+
+
+def test_a_fix_reported_for_a_silent_reviewer_is_fixed_and_undoing_it_is_a_contradiction() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "신규 체크아웃 플로우를 feature flag 뒤에 넣어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`flags/checkout.yaml`에 `new_checkout_enabled: false`를 추가했습니다.")
+    sim.say(Role.REVIEWER, "DONE_WITH_CONCERNS\nproduction에서는 `new_checkout_enabled`가 `true`여야 합니다.",
+            author="product-bot")
+    sim.say(Role.OWNER, "STEP_DONE\n- production `new_checkout_enabled: true`로 변경 (commit d7e3a90)")
+    # product-bot stays silent: it did not repeat its point, so the fix holds.
+    sim.say(Role.REVIEWER, "DONE_WITH_CONCERNS\n- production의 `new_checkout_enabled: true` 변경은 "
+                           "되돌려야 합니다.", author="sre-bot")
+    sim.end()
+    first = next(f for f in sim.state.findings if f.author == "product-bot")
+    assert first.status is FindingStatus.CONTESTED
+    assert "R2: fix_reported, fixed" in first.history
+    assert [d.trigger for d in sim.deadlocks()] == [Trigger.CONTRADICTION]
+
+
+def test_a_silent_reviewer_s_untouched_finding_stays_open() -> None:
+    findings = [_finding("F1", "product-bot", "`new_checkout_enabled`는 `true`여야 합니다."),
+                _finding("F2", "qa-bot", "on/off 테스트를 추가해 주세요.")]
+    out = judge_round(findings, [("qa-bot", ["테스트 확인했습니다."])],
+                      {"F1": OwnerAction.UNTOUCHED, "F2": OwnerAction.FIX}, 2)
+    assert findings[0].status is FindingStatus.OPEN and out.fixed == ["F2"]
+
+
+def test_a_name_in_code_in_an_acknowledgement_asks_nothing() -> None:
+    # `NOT NULL` holds "not …", which is no request.
+    assert reviewer_clause("`NOT NULL` 제약 확인했습니다.").act is Act.ACK
+    assert reviewer_clause("마스킹이 올바르게 적용되었습니다.").act is Act.ACK
+    assert reviewer_clause("마스킹이 제대로 적용되지 않았습니다.").act is not Act.ACK
+    assert reviewer_clause("`NOT NULL` 제약 확인했습니다. 다만 인덱스를 추가해야 합니다.").act is Act.FINDING
+
+
+def test_removing_a_call_another_reviewer_asked_for_reverses_it() -> None:
+    assert setting_values("`src/billing/logging.py`의 `mask_pii()` 호출은 제거해야 합니다.") == {
+        "-@mask_pii"}
+    mask = _finding("F1", "privacy-bot", "`email`은 `mask_pii()`로 마스킹해야 합니다.")
+    mask.status = FindingStatus.FIXED
+    gone = _finding("F2", "ops-bot", "`src/billing/logging.py`의 `mask_pii()` 호출은 제거해야 합니다.")
+    assert reverses(gone, mask)
+
+
+def test_a_setting_asked_back_to_its_old_value_in_words_reverses_a_fixed_finding() -> None:
+    assert "~back" in asked_verbs("Please put the login limit back to 20 per minute.")
+    assert "~back" in asked_verbs("최소 길이는 원래대로 8자로 돌려야 합니다.")
+    assert "~back" not in asked_verbs("Please add a test for the login limit.")
+    tight = _finding("F1", "sec-bot", "The login limit is far too loose. It should be 5 attempts "
+                     "per minute per IP.")
+    tight.status = FindingStatus.FIXED
+    back = _finding("F2", "support-bot", "Five a minute locks out every office behind a NAT. "
+                    "Please put the login limit back to 20 per minute.")
+    assert reverses(back, tight)
+    # Still open (no fix to undo), or back on something else, or with no value: no reversal.
+    tight.status = FindingStatus.OPEN
+    assert not reverses(back, tight)
+    tight.status = FindingStatus.FIXED
+    other = _finding("F3", "support-bot", "Please put the upload size limit back to 20 MB.")
+    assert not reverses(other, tight)
+    vague = _finding("F4", "support-bot", "Please put the login limit back to what it was.")
+    assert not reverses(vague, tight)
+    longer = _finding("F1", "sec-bot", "비밀번호 최소 길이는 8자가 아니라 12자여야 합니다.")
+    longer.status = FindingStatus.FIXED
+    shorter = _finding("F2", "ux-bot", "최소 길이 12자는 가입 전환율을 떨어뜨립니다. 최소 길이는 원래대로 "
+                       "8자로 돌려야 합니다.")
+    assert reverses(shorter, longer)
