@@ -80,6 +80,9 @@ class Finding(BaseModel):
     # The files and routes its request names (`prod.env`, `/api/`): the same
     # setting asked otherwise in another place is no reversal.
     places: list[str] = Field(default_factory=list)
+    # The errors of the test output shown with it (`AssertionError`): the same
+    # test failing with none of them is a new finding, and this one is fixed.
+    errors: list[str] = Field(default_factory=list)
     _topic: Topic | None = PrivateAttr(default=None)
 
     @property

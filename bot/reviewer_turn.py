@@ -44,6 +44,7 @@ from bot.findings import (
     summary,
     topic,
 )
+from bot.textscan import fenced_errors
 
 
 @dataclass
@@ -65,6 +66,7 @@ class _Reading:
     point_text: dict[int, str]
     quiet: bool
     doubts: bool
+    errors: frozenset[str]  # the errors in the turn's fenced test output
     repeated: set[str] = field(default_factory=set)
     acked: set[str] = field(default_factory=set)
     dropped: set[str] = field(default_factory=set)
@@ -116,6 +118,7 @@ class _Reading:
             # 않습니다"): its statements about the commit, and about what the fix
             # should have changed, are the evidence, not new points.
             doubts=_doubts(parsed),
+            errors=fenced_errors(messages),
         )
 
     def still(self) -> list[Finding]:
@@ -323,9 +326,14 @@ def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[F
         {"author": r.author, "clause": summary(text, 80), "best_score": round(best, 3),
          "matched": [f.label for f in targets]}
     )
+    if len(targets) == 1 and _new_error(r, targets[0]):
+        # "같은 `test_backfill`이 이번엔 다른 이유로 실패합니다" over another
+        # error's output: a new finding, and the old one is fixed (`supersede`).
+        targets = []
     if targets:
         for finding in targets:
             r.repeated.add(finding.label)
+            finding.errors = sorted(set(finding.errors) | r.errors) if _tests(finding) else []
             if len(targets) == 1:  # "2번과 3번은 아직" speaks of two: it teaches neither
                 finding.absorb(clause.topic)
         argument = r.tentative.pop(point, None)
@@ -371,12 +379,26 @@ def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[F
         raised_round=round_no,
         **demands_of(r.point_text[point], r.others),
     )
+    if _tests(finding):
+        finding.errors = sorted(r.errors)
     r.new.append(finding)
     r.point_finding[point] = finding
     if best >= UNCERTAIN:
         r.unsure.append(finding)
     if clause.asserted and not judged_new:
         r.tentative[point] = finding
+
+
+def _tests(finding: Finding) -> bool:
+    """It names a test (`test_backfill`, `tests/test_api.py`)."""
+    return any("test" in a and not a.startswith("num:") for a in finding.anchors)
+
+
+def _new_error(r: _Reading, finding: Finding) -> bool:
+    """The turn shows a failing test's output whose errors are none of those
+    shown when the finding about that test was raised."""
+    return bool(r.errors and finding.errors and _tests(finding)
+                and r.errors.isdisjoint(finding.errors))
 
 
 def _settle(r: _Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:

@@ -84,3 +84,20 @@ def turn_lines(messages: Iterable[str]) -> list[Line]:
 def own_text(messages: Iterable[str]) -> str:
     """The turn's own words: visible lines that are not quotations, one per line."""
     return "\n".join(line.text for line in turn_lines(messages) if not line.quoted)
+
+
+# An error's name in test output: `IntegrityError`, `AssertionError`,
+# `UnicodeEncodeError`, `TimeoutException`.
+_ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure))\b")
+
+
+def fenced_errors(messages: Iterable[str]) -> frozenset[str]:
+    """The names of the errors in a turn's fenced output (a fence closed within
+    its message): what a failing test shows, as opposed to the errors the
+    prose talks about ("`IntegrityError`는 사라졌습니다")."""
+    out: set[str] = set()
+    for message in messages:
+        raw = strip_internal(message).splitlines()
+        for i in sorted(_closed_fences(raw)):
+            out.update(_ERROR_NAME.findall(raw[i]))
+    return frozenset(out)

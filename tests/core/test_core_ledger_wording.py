@@ -1585,3 +1585,29 @@ def test_a_setting_asked_back_to_its_old_value_in_words_reverses_a_fixed_finding
     shorter = _finding("F2", "ux-bot", "최소 길이 12자는 가입 전환율을 떨어뜨립니다. 최소 길이는 원래대로 "
                        "8자로 돌려야 합니다.")
     assert reverses(shorter, longer)
+
+
+def _same_test_room(errors: list[str]) -> Sim:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "주소 테이블 분리 마이그레이션을 작성해 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`migrations/0042_split_address.py` 작성했습니다.")
+    for n, error in enumerate(errors):
+        lead = "CI에서" if n == 0 else "다만 같은"
+        sim.say(Role.REVIEWER, f"{lead} `test_backfill`이 실패합니다.\n```\n{error}: row 17\n```")
+        sim.say(Role.OWNER, f"STEP_DONE\n백필 조건을 고쳤습니다 (commit `{n + 1}a2f8d3`).")
+    return sim
+
+
+def test_the_same_test_failing_with_a_new_error_each_round_is_progress() -> None:
+    from bot.textscan import fenced_errors
+
+    assert fenced_errors(["`IntegrityError`는 사라졌습니다.\n```\nAssertionError: 1187\n```"]) == {
+        "AssertionError"}
+    assert fenced_errors(["```\nKeyError: 'x'\n(the fence never closes"]) == set()
+    moving = _same_test_room(["IntegrityError", "AssertionError", "UnicodeEncodeError"])
+    assert moving.deadlocks() == []
+    assert [f.status for f in moving.state.findings] == [
+        FindingStatus.FIXED, FindingStatus.FIXED, FindingStatus.OPEN]
+    # The same error each time: the owner's fixes do not hold.
+    stuck = _same_test_room(["IntegrityError", "IntegrityError", "IntegrityError", "IntegrityError"])
+    assert [d.trigger for d in stuck.deadlocks()] == [Trigger.NO_PROGRESS]
