@@ -225,7 +225,7 @@ WITHDRAW = words(
     r"\bwithdraw|\bretract|\bfair\s+enough|\bfair\s+point(?!\s+to\s+(?:raise|bring|take|discuss))|\byou(?:'re| are)\s+right|\bi\s+(?:stand\s+corrected|accept)"
     r"|\b(?:i'm|i\s+am|i'll|i\s+will|let's|let\s+me|i)\s+(?:also\s+)?drop(?:ping)?\s+(?:this|that|it|my|the)\b(?!\s+(?:\w+\s+)?(?:to|down\s+to|from)\b)"
     # ("Drop it or serve a cached estimate", "Drop the column": asked of the owner.)
-    r"|\bdrop(?:ping)?\s+(?:this|that|my|the)\s+(?:\w+\s+)?(?:point|concern|request|objection|comment|nit|suggestion|ask)\b|^\W*dropping\s+(?:this|that|it|my|the)\b|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|\bconvinced"
+    r"|\bdrop(?:ping)?\s+(?:this|that|my|the)\s+(?:\w+\s+)?(?:point|concern|request|objection|comment|nit|suggestion|ask)\b|^\W*dropping\s+(?:this|that|it|my|the)\b|\bnot\s+a\s+blocker\s+(?:any\s*more|anymore)|(?<!not\s)(?<!n't\s)(?<!never\s)(?<!yet\s)\bconvinced(?!\s+(?:yet|otherwise))"
     r"|\b(?:explanation|reasoning|argument|point|that)\s+makes\s+sense(?!\s+to\s+me\s+(?:but|however))(?<!hope\sthat\smakes\ssense)|\bok(?:ay)?\s+to\s+keep|\bfine\s+to\s+keep|\bcan\s+stay|\bno\s+longer\s+(?:a\s+)?(?:concern|issue|needed)"
     r"|철회|납득|수긍|동의합니다|동의하겠|말씀이\s*맞|맞는\s*말씀|일리가|그대로\s*(?:두셔도|두어도|둬도|유지하셔도)"
     r"|취소하겠|거두겠|문제\s*삼지\s*않|넘어가겠|이해했습니다(?!\s*만)",  # ("이해했습니다만, …": but)
@@ -255,7 +255,9 @@ REFERENCE = words(
     r"|(?:의견|입장|생각|판단)(?:은|이|도)?\s*(?:바뀌|변하|달라지)지\s*않"
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
     r"|(?:요청|지적|의견|입장|항목|가지|건)(?:은|을|는)?\s*(?:모두\s*|다\s*|전부\s*)?유지(?:합니다|하겠|드립)"
-    r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)",
+    r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)"
+    # "같은 `TimeoutError: …`로 떨어집니다", "fails with the same `KeyError`".
+    r"|(?:같은|동일한|\bthe\s+same)\s*`[^`\n]{0,80}?(?:Error|Exception|Failure)",
     re.I,
 )
 # "답변 확인했습니다", "Thanks for the explanation": the reviewer read the

@@ -1611,3 +1611,13 @@ def test_the_same_test_failing_with_a_new_error_each_round_is_progress() -> None
     # The same error each time: the owner's fixes do not hold.
     stuck = _same_test_room(["IntegrityError", "IntegrityError", "IntegrityError", "IntegrityError"])
     assert [d.trigger for d in stuck.deadlocks()] == [Trigger.NO_PROGRESS]
+
+
+def test_not_convinced_is_no_withdrawal_and_the_same_error_is_said_again() -> None:
+    assert reviewer_clause("I'm convinced, dropping it.").act is Act.WITHDRAW
+    for text in ("Still not convinced on the `remote_addr` key, it needs to come from the "
+                 "forwarded client IP.", "I'm not convinced on 1: a dead endpoint pins a worker."):
+        assert reviewer_clause(text).act is not Act.WITHDRAW, text
+    assert restates("`test_retry_backoff`가 같은 `TimeoutError: worker did not ack`로 떨어집니다.")
+    assert restates("It fails with the same `KeyError: 'tenant'`.")
+    assert not restates("같은 `test_backfill`이 이번엔 다른 이유로 실패합니다.")
