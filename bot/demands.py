@@ -140,6 +140,8 @@ _PROHIBITED_KO = re.compile(
     r"|([가-힣]{1,5})하는\s*(?:것|걸)(?:은|을|도|는)?\s*(?:하지\s*(?:말|마)|피해|삼가)"
     # "확장을 추가하면 안 됩니다": not to be done.
     r"|([가-힣]{2,6})(?:으)?면\s*안\s*(?:됩|되|돼)"
+    # "locale별 포맷으로 바꾸지 말아": not to be 포맷-ed another way.
+    r"|([가-힣]{2,4}?)(?:으로|로)\s*(?:바꾸|변경하|전환하)지\s*(?:말|마)"
 )
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
@@ -162,7 +164,7 @@ def prohibited(text: str) -> frozenset[str]:
     out: set[str] = set()
     for clause in asked(text):
         for match in _PROHIBITED_KO.finditer(clause):
-            word = match.group(1) or match.group(2) or match.group(3)
+            word = next(g for g in match.groups() if g)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)

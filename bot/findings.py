@@ -430,10 +430,10 @@ def reviewer_clause(text: str) -> Clause:
     elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
-    elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and not w.REQUEST.search(
+    elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and (not w.REQUEST.search(
         # (A name in code is no request: "`NOT NULL` 제약 확인했습니다".)
         w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", w.CODE.sub(" ", text))))
-    ) and not w.READ_REPLY.search(text):
+    ) or w.VERIFIED_LEAD.match(text)) and not w.READ_REPLY.search(text):
         act = Act.ACK
     elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):
         # "두 가지 모두 고쳐져야 합니다", "the rest must be fixed": asks again

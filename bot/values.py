@@ -245,6 +245,9 @@ _NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
 _PRESENT = re.compile(
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "needs to log `user_email` again", "put `X` back"
+    r"|\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
+    r"`([^`\n]{1,60})`\s+(?:again|back)\b"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
     # "`offset` must stay", "`X` has to remain"
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
@@ -258,6 +261,9 @@ _ABSENT = re.compile(
     r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
     r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "`user_email` must not be written to the audit log"
+    r"|`([^`\n]{1,60})`\s+(?:must|should|may)\s*(?:not|never|n't)\s+be\s+"
+    r"(?:written|logged|stored|kept|included|sent|exposed|persisted|returned|shown|recorded)\b"
     # ("`user_email` 필드를 아예 제거", "`mask_pii()` 호출은 제거": the kind of
     # thing may stand between.)
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
@@ -338,7 +344,7 @@ def _presence(clause: str) -> set[str]:
     out: set[str] = set()
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
-            name = (match.group(1) or match.group(2)).strip().lower().rstrip("()").strip()
+            name = next(g for g in match.groups() if g).strip().lower().rstrip("()").strip()
             if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
                     and name not in _LITERAL_WORDS and not _NUMBER_VALUE.fullmatch(name)):
                 out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it

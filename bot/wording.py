@@ -216,8 +216,9 @@ ACK = words(
     r"|^\W*(?:stable|green|correct|consistent|fast|clean|deterministic|idempotent)\s+now\b(?!\s*,?\s*(?:but|except|however))"
     r"|반영(?:된|되었|됐|되어(?!야))|(?:해결|해소)(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니|습니다만)|확인하였(?!는데|더니|습니다만)|확인됐|확인되었|문제\s*없|괜찮아졌"
-    # "마스킹이 올바르게 적용되었습니다" (not "제대로 적용되지 않았습니다")
-    r"|(?:올바르게|정상적으로|제대로)\s*(?:적용|반영|처리|동작|수정|변경|마스킹|들어갔|들어가\s*있)(?![가-힣]*(?:지\s*(?:않|못)|안\s))"
+    # "마스킹이 올바르게 적용되었습니다", "나머지 배분은 맞게 되었습니다" (not
+    # "제대로 적용되지 않았습니다")
+    r"|(?:올바르게|정상적으로|제대로|맞게)\s*(?:적용|반영|처리|동작|수정|변경|마스킹|들어갔|들어가\s*있|되었|됐)(?![가-힣]*(?:지\s*(?:않|못)|안\s|는지))"
     r"|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
 )
@@ -260,6 +261,9 @@ REFERENCE = words(
     r"|(?:같은|동일한|\bthe\s+same)\s*`[^`\n]{0,80}?(?:Error|Exception|Failure)",
     re.I,
 )
+# "Verified `9c3e77a`: no email in the payload", "Confirmed: no retries on
+# 4xx": what follows the colon is what was checked, not a request.
+VERIFIED_LEAD = words(r"^\W*(?:verified|confirmed|checked)\b[^:.;\n]{0,40}:", re.I)
 # "답변 확인했습니다", "Thanks for the explanation": the reviewer read the
 # owner's answer; that acknowledges no fix.
 READ_REPLY = words(
@@ -453,7 +457,8 @@ ORDINALS: list[tuple[re.Pattern[str], int]] = [
 ]
 REMAINING = words(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
-    r"|나머지|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
+    # (Not the remainder of a sum: "1원 단위 나머지를 버리고", "나머지 배분은".)
+    r"|나머지(?!\s*(?:를|을|배분|분배|금액))|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
     re.I,
 )
 ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)

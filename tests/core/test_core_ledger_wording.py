@@ -1621,3 +1621,38 @@ def test_not_convinced_is_no_withdrawal_and_the_same_error_is_said_again() -> No
     assert restates("`test_retry_backoff`가 같은 `TimeoutError: worker did not ack`로 떨어집니다.")
     assert restates("It fails with the same `KeyError: 'tenant'`.")
     assert not restates("같은 `test_backfill`이 이번엔 다른 이유로 실패합니다.")
+
+
+def test_the_remainder_of_a_sum_selects_no_point() -> None:
+    # "나머지" is "the rest" of the points, but not the remainder of a division.
+    assert selectors("나머지는 아직 그대로입니다.")[1]
+    assert not selectors("10,000원을 3건으로 나눠 환불할 때 1원 단위 나머지를 버리고 있습니다.")[1]
+    assert reviewer_clause("나머지 배분은 맞게 되었습니다.").act is Act.ACK
+    assert reviewer_clause("정렬이 맞게 됐는지 확인 부탁드립니다.").act is not Act.ACK
+
+
+def test_what_a_verification_lists_after_its_colon_is_no_request() -> None:
+    assert reviewer_clause("Verified `9c3e77a`: no email in the payload and IPs are truncated.").act \
+        is Act.ACK
+    assert reviewer_clause("Verified `9c3e77a`: the email is still in the payload.").act is not Act.ACK
+
+
+def test_a_name_logged_again_reverses_a_name_that_must_not_be_logged() -> None:
+    assert setting_values("`user_email` must not be written to the audit log; it's PII.") == {
+        "-@user_email"}
+    assert setting_values("`AuditEvent` needs to log `user_email` again.") == {"+@user_email"}
+    never = _finding("F1", "privacy-bot", "`user_email` must not be written to the audit log; "
+                     "log `user_id` only.")
+    never.status = FindingStatus.FIXED
+    again = _finding("F2", "support-bot", "`AuditEvent` needs to log `user_email` again.")
+    other = _finding("F3", "support-bot", "`AuditEvent` needs to log `ticket_id` again.")
+    assert reverses(again, never) and not reverses(other, never)
+
+
+def test_not_to_be_changed_into_what_another_reviewer_asks_reverses_it() -> None:
+    assert prohibited("locale별 포맷으로 바꾸지 말아 주십시오.") == {"포맷"}
+    by_locale = _finding("F1", "i18n-bot", "`formatDate`는 사용자 locale에 따라 "
+                         "`Intl.DateTimeFormat(locale)`로 포맷해야 합니다.")
+    fixed = _finding("F2", "qa-bot", "`formatDate`는 locale과 무관하게 항상 `'YYYY.MM.DD'`를 반환해야 "
+                     "합니다. locale별 포맷으로 바꾸지 말아 주십시오.")
+    assert reverses(fixed, by_locale)
