@@ -49,7 +49,8 @@ _LITERAL = re.compile(
     r"|`[A-Za-z][\w-]*\s*:\s+([^`\n]{1,60})`"
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
-    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:으로|로)\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄|열어)"
+    # ("`https://app.example.com` 하나로만 제한": the only value allowed.)
+    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:하나\s*)?(?:으로|로)(?:만)?\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄|열어|제한|한정)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
@@ -82,6 +83,7 @@ def setting_values(text: str) -> frozenset[str]:
     out: set[str] = set()
     text = _clock(_numerals(text))
     stances: set[int] = set()
+    timing: set[int] = set()
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -95,6 +97,7 @@ def setting_values(text: str) -> frozenset[str]:
             clause = clause[: refused.start()]
         out.update(_presence(clause))
         stances.add(_retry_stance(clause))
+        timing.add(_sync_stance(clause))
         refused_ko = _NOT_THIS_KO.search(clause)
         skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
         setting = _Settings(before, clause)
@@ -158,10 +161,54 @@ def setting_values(text: str) -> frozenset[str]:
                 add("=" + " ".join(literal.split()), at, key)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
-    stances.discard(0)
-    if len(stances) == 1:  # (for retries and against them, in two places: neither)
-        out.add(("+" if stances.pop() > 0 else "-") + "@~retry")
+        for match in _RENAME.finditer(clause):
+            old_name, new_name = (g for g in match.groups() if g)
+            add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
+    for stance, name in ((stances, "~retry"), (timing, "~sync")):
+        stance.discard(0)
+        if len(stance) == 1:  # (for it and against it, in two places: neither)
+            out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
+
+
+# What follows a Korean verb when it is not to be done: "추가하지 말고", "바꾸지
+# 마세요", "사용하지 않", "변경하면 안 됩니다".
+_NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
+
+
+# A name asked to become another: "`darkMode` 플래그 키를 `FF_DARK_MODE`로
+# 바꿔", "rename `darkMode` to `FF_DARK_MODE`": the new name is the old one's
+# value (`=ff_dark_mode@darkmode`), so two reviewers naming two new names for
+# it ask two values.
+_RENAME = re.compile(
+    r"`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:을|를)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*"
+    r"(?:바꿔|바꾸|변경|이름을\s*바꿔)" + _NOT_DONE_KO
+    + r"|\brename\s+`([A-Za-z_][\w.-]{0,60})`\s+to\s+`([A-Za-z_][\w.-]{0,60})`",
+    re.I,
+)
+
+
+# Run in the request or out of it: "`send_receipt()` has to run synchronously
+# inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
+# task, and let checkout return without waiting" (`-@~sync`).
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\bsync\b|동기(?:적으로|식으로|\s*방식|로\s*(?:실행|처리|호출))", re.I)
+_ASYNC = re.compile(
+    r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
+    r"|\benqueue|\bcelery\s+task|\bwithout\s+waiting\b|비동기|백그라운드",
+    re.I,
+)
+_REFUSED = re.compile(r"\b(?:not|don't|never|no)\b|지\s*(?:말|마|않)|면\s*안", re.I)
+
+
+def _sync_stance(clause: str) -> int:
+    """+1 for a clause that asks the work done in the request, -1 for one
+    that asks it out of the request, 0 for neither, both, or a refusal (which
+    way it turns is not read)."""
+    prose = _NAME_SPAN.sub(" ", clause)
+    sync, later = bool(_SYNC.search(prose)), bool(_ASYNC.search(prose))
+    if sync == later or _REFUSED.search(prose):
+        return 0
+    return 1 if sync else -1
 
 
 # "세 번까지만", "적어도 여덟 번", "three times": a count in words, read as "3회"
@@ -234,9 +281,6 @@ def _bound(clause: str, start: int, end: int) -> str:
     return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
 
 
-# What follows a Korean verb when it is not to be done: "추가하지 말고", "바꾸지
-# 마세요", "사용하지 않", "변경하면 안 됩니다".
-_NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
 
 # "Add `--frozen-lockfile`", "`X`로 바꾸고", "switch to `X`" ask that a name be
 # there; "remove `X`", "`X`를 쓰지 말고", "instead of `X`" that it be gone. Kept

@@ -1656,3 +1656,39 @@ def test_not_to_be_changed_into_what_another_reviewer_asks_reverses_it() -> None
     fixed = _finding("F2", "qa-bot", "`formatDate`는 locale과 무관하게 항상 `'YYYY.MM.DD'`를 반환해야 "
                      "합니다. locale별 포맷으로 바꾸지 말아 주십시오.")
     assert reverses(fixed, by_locale)
+
+
+def test_in_the_request_against_out_of_it_on_one_function_is_a_contradiction() -> None:
+    assert setting_values("`send_receipt()` has to run synchronously inside the checkout "
+                          "transaction.") == {"+@~sync"}
+    assert setting_values("Move `send_receipt()` out of the web process: enqueue it as a Celery "
+                          "task and let checkout return without waiting for it.") == {"-@~sync"}
+    # Both ways, or refused: no stance. (`sync.py` is a name, not a way to run.)
+    assert setting_values("Don't make `send_receipt()` async.") == set()
+    assert setting_values("Please call `sync.py` from the background worker.") == {"-@~sync"}
+    later = _finding("F1", "perf-bot", "Move `send_receipt()` out of the web process: enqueue "
+                     "it as a Celery task.")
+    now = _finding("F2", "billing-bot", "`send_receipt()` has to run synchronously inside the "
+                   "checkout transaction.")
+    other = _finding("F3", "billing-bot", "`send_invoice()` has to run synchronously.")
+    assert reverses(now, later) and not reverses(other, later)
+
+
+def test_one_setting_restricted_to_one_value_against_the_wildcard() -> None:
+    assert setting_values("`CORS_ALLOWED_ORIGINS`는 `https://app.example.com` 하나로만 제한해 "
+                          "주세요.") == {"=https://app.example.com@cors_allowed_origins"}
+    one = _finding("F1", "sec-bot", "`CORS_ALLOWED_ORIGINS`는 `https://app.example.com` 하나로만 "
+                   "제한해 주세요.")
+    star = _finding("F2", "partner-bot", "`CORS_ALLOWED_ORIGINS`를 `*`로 열어 주세요.")
+    assert reverses(star, one)
+
+
+def test_two_new_names_for_one_name_are_two_values() -> None:
+    assert setting_values("Please rename `darkMode` to `FF_DARK_MODE`.") == {"=ff_dark_mode@darkmode"}
+    assert setting_values("`darkMode` 키를 `FF_DARK_MODE`로 바꾸지 말아 주세요.") == set()
+    lint = _finding("F1", "lint-bot", "`darkMode` 플래그 키를 `settings.dark_mode_enabled`로 바꿔 "
+                    "주세요.")
+    ops = _finding("F2", "ops-bot", "`darkMode` 플래그 키를 `FF_DARK_MODE`로 바꿔 주세요.")
+    same = _finding("F3", "ops-bot", "`darkMode` 플래그 키를 `settings.dark_mode_enabled`로 바꿔 "
+                    "주세요.")
+    assert reverses(ops, lint) and not reverses(same, lint)
