@@ -197,6 +197,12 @@ def _targets(r: _Reading, point: int, text: str,
     pool = r.open_before if clause.act in (Act.ACK, Act.WITHDRAW) else r.mine
     pool = [f for f in pool if f.label not in r.acked and f.label not in r.dropped]
     targets, best = match_targets(clause, pool, order=r.mine)
+    if clause.act is Act.FINDING and clause.everything and not (clause.labels or clause.ordinals):
+        # "템플릿에 남은 `flags.X` 분기와 skip된 `test_legacy.py`, 이 두 가지는
+        # …": "both" over the names of several open points says them again.
+        named = [f for f in r.still() if f.topic().strong & clause.topic.strong]
+        if len(named) >= 2:
+            return clause, named, MATCH, False
     if clause.act is Act.FINDING and not targets:
         # The point's other sentences may carry its file and function.
         whole = replace(clause, topic=r.point_topic[point])

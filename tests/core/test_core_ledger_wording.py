@@ -1692,3 +1692,16 @@ def test_two_new_names_for_one_name_are_two_values() -> None:
     same = _finding("F3", "ops-bot", "`darkMode` 플래그 키를 `settings.dark_mode_enabled`로 바꿔 "
                     "주세요.")
     assert reverses(ops, lint) and not reverses(same, lint)
+
+
+def test_both_over_the_names_of_two_open_points_repeats_them() -> None:
+    findings = [
+        _finding("F1", "flag-review", "`templates/checkout/summary.html`에 `{% if flags.new_checkout_v2 %}` "
+                 "분기가 남아 있습니다. 템플릿에서도 제거해야 합니다."),
+        _finding("F2", "flag-review", "`tests/checkout/test_legacy.py`가 skip 처리로만 남아 있습니다. "
+                 "테스트 파일을 삭제해야 합니다."),
+    ]
+    out = judge_round(findings, [("flag-review", [
+        "템플릿에 남은 `flags.new_checkout_v2` 분기와 skip된 `test_legacy.py`, 이 두 가지는 이번 PR에서 "
+        "정리되어야 합니다."])], {"F1": OwnerAction.DECLINE, "F2": OwnerAction.DECLINE}, 2)
+    assert out.raised == [] and [f.stall for f in findings] == [1, 1]
