@@ -97,12 +97,14 @@ def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
 
 def reverses(a: Finding, b: Finding) -> bool:
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
-              if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))}
+              if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))
+              or x[5:] in _given_keys(a) & _given_keys(b)}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return _quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
+        return (_quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
+                or _opposed_in_words(a, b))
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -140,17 +142,35 @@ def _back_in_words(a: Finding, b: Finding) -> bool:
     fixed, got changed: "Please put the login limit back to 20 per minute"
     after "the login limit … should be 5 attempts per minute"; "최소 길이는
     원래대로 8자로" after "최소 길이는 … 12자여야". The points share two
-    words besides the concepts, and the one asking back gives a number."""
+    words besides the concepts, and the one asking back gives a number, or
+    they share four ("Please bring back the type-DELETE step in the modal"
+    after "Replace the typed confirmation with a … button")."""
     if not _may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if other.status is not FindingStatus.FIXED or BACK not in one.asks:
             continue
         common = {t for t in set(one.terms) & set(other.terms) if not t.startswith("~")}
-        if len(common) >= 2 and (
-                any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one)):
+        if len(common) >= 4 or (len(common) >= 2 and (
+                any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one))):
             return True
     return False
+
+
+def _opposed_in_words(a: Finding, b: Finding) -> bool:
+    """One says it is against the other's author, and they share a word
+    besides the concepts: "finance-bot이 말한 결번 없는 채번은 … 받아들일 수
+    없습니다" against "번호에 결번이 없어야 합니다"."""
+    if not (b.author in a.opposes or a.author in b.opposes):
+        return False
+    return any(not t.startswith("~") for t in set(a.terms) & set(b.terms))
+
+
+def _given_keys(finding: Finding) -> set[str]:
+    """The settings it gives a value to ("`Profile.name`을 `displayName`으로"
+    gives `name` one): a name it asks a value for is a name of its own, even
+    inside a longer one (`displayname`)."""
+    return {v.rsplit("@", 1)[1] for v in finding.values if v.startswith("=") and "@" in v}
 
 
 def _may_clash(a: Finding, b: Finding) -> bool:
@@ -264,6 +284,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
         # setting the point names, which the other gives `*`.)
         if any(g.endswith("@") and v.startswith(g) and f"code:{v.rsplit('@', 1)[1]}" in one.anchors
                for g in gone for v in given):
+            return True
+    for one, other in ((a, b), (b, a)):
+        # "`collapse_key`는 설정하지 말고" against "`collapse_key`를
+        # `order_{order_id}`로 설정해": not set at all, against a value for it.
+        gone = {v[2:] for v in one.values if v.startswith("-@")}
+        if gone and any(v[:1] not in "+-!^~" and "@" in v and not v.endswith("@")
+                        and v.rsplit("@", 1)[1] in gone for v in other.values):
             return True
     # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`",
     # retries for and against), or keeps as it is ("`created_at`은 지금처럼

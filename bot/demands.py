@@ -198,6 +198,8 @@ _JOINED_KO = re.compile(r"([가-힣]{2,4})하고(?![가-힣])")
 
 _OPPOSE = re.compile(
     r"반대합니다|반대입니다|반대하(?!지\s*않)|동의하지\s*않|동의하기\s*(?:어렵|힘듭)"
+    # "finance-bot이 말한 결번 없는 채번은 … 받아들일 수 없습니다"
+    r"|(?:받아들일|수용할)\s*수\s*(?:없|는\s*없)|\bcan(?:'t|not|\s+not)\s+accept\b"
     r"|(?<!n't\s)(?<!not\s)\b(?:disagree|oppose|object\s+to|push\s+back\s+on)\b",
     re.I,
 )
@@ -260,7 +262,7 @@ def asked_verbs(text: str) -> frozenset[str]:
 # reviewer's fixed finding got done.
 BACK = "~back"
 _BACK = re.compile(
-    r"\bback\s+to\b|\bput\s+(?:[\w-]+\s+){0,4}back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
+    r"\bback\s+to\b|\b(?:put|bring)\s+(?:[\w-]+\s+){0,4}back\b|\bbring\s+back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
     r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)(?:처럼|대로)",
     re.I,
 )

@@ -263,7 +263,8 @@ _UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|이전|or\s+less|or\s+e
 _LOWER_AFTER = re.compile(r"`?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
 _UPPER_BEFORE = re.compile(
     # ("Cap `limit` at 100": the setting may stand between.)
-    r"(?:at\s+most|under|below|up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
+    # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)
+    r"(?:at\s+most|under|below|(?<!\bgo\s)(?<!\bgoes\s)(?<!\bit\s)(?<!\bbe\s)(?<!\bbump\s)(?<!\braise\s)up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
     r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 _LOWER_BEFORE = re.compile(
     r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
@@ -312,7 +313,7 @@ _ABSENT = re.compile(
     # thing may stand between.)
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
     r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
-    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않))",
+    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|설정하|켜|넣)지\s*(?:말|마|않))",
     re.I,
 )
 # "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
-from bot.contradictions import reverses
+from bot.contradictions import demands_of, reverses
 from bot.demands import asked, asked_verbs, declares_conflict, prohibited
 from bot.finding import Finding, FindingStatus, OwnerAction
 from bot.findings import (
@@ -1705,3 +1705,53 @@ def test_both_over_the_names_of_two_open_points_repeats_them() -> None:
         "템플릿에 남은 `flags.new_checkout_v2` 분기와 skip된 `test_legacy.py`, 이 두 가지는 이번 PR에서 "
         "정리되어야 합니다."])], {"F1": OwnerAction.DECLINE, "F2": OwnerAction.DECLINE}, 2)
     assert out.raised == [] and [f.stall for f in findings] == [1, 1]
+
+
+def test_going_up_to_a_value_is_no_cap() -> None:
+    assert setting_values("The default `jpeg_quality` needs to go up to 90, not down.") == {
+        "90@jpeg_quality"}
+    assert "<=90@" in setting_values("Allow up to 90 connections.")
+    low = _finding("F1", "perf-bot", "Set the default `jpeg_quality` to 70.")
+    high = _finding("F2", "brand-bot", "The default `jpeg_quality` needs to go up to 90, not down.")
+    assert reverses(high, low)
+
+
+def test_not_setting_a_name_against_a_value_for_it() -> None:
+    assert setting_values("`collapse_key`는 설정하지 말고 세 알림을 모두 개별로 전달해야 합니다.") == {
+        "-@collapse_key"}
+    value = _finding("F1", "perf-bot", "`collapse_key`를 `order_{order_id}`로 설정해 마지막 상태만 "
+                     "전달되게 해야 합니다.")
+    none = _finding("F2", "product-bot", "`collapse_key`는 설정하지 말고 세 알림을 모두 개별로 "
+                    "전달해야 합니다.")
+    other = _finding("F3", "product-bot", "`ttl`은 설정하지 말고 기본값을 써야 합니다.")
+    assert reverses(none, value) and not reverses(other, value)
+
+
+def test_two_new_names_for_a_dotted_field() -> None:
+    web = _finding("F1", "api-bot", "`Profile.name`을 `displayName`으로 바꿔 주세요.")
+    app = _finding("F2", "mobile-bot", "`Profile.name`을 `userName`으로 바꿔 주세요.")
+    agree = _finding("F3", "mobile-bot", "`Profile.name`을 `displayName`으로 바꿔 주세요.")
+    assert reverses(app, web) and not reverses(agree, web)
+
+
+def test_a_reviewer_named_as_not_acceptable_is_opposed() -> None:
+    gapless = _finding("F1", "finance-bot", "발행 취소가 있어도 번호에 결번이 없어야 합니다.")
+    gaps = Finding(label="F2", author="dba-bot", summary="",
+                   terms=sorted(topic("결번은 허용하고 사유를 남겨야 합니다.").terms),
+                   **demands_of("결번은 허용해야 합니다. finance-bot이 말한 결번 없는 채번은 이 "
+                                "트래픽에서는 받아들일 수 없습니다.", {"finance-bot"}))
+    assert gaps.opposes == ["finance-bot"] and reverses(gaps, gapless)
+    unrelated = Finding(label="F3", author="dba-bot", summary="", terms=["인덱스"],
+                        **demands_of("finance-bot이 말한 방식은 받아들일 수 없습니다.", {"finance-bot"}))
+    assert not reverses(unrelated, gapless)
+
+
+def test_bringing_back_a_step_another_reviewer_got_removed() -> None:
+    removed = _finding("F1", "ux-bot", "Typing DELETE into the modal is awkward on phones. Replace the "
+                       "typed confirmation with a plain red \"Delete my account\" button.")
+    removed.status = FindingStatus.FIXED
+    back = _finding("F2", "legal-bot", "The dialog has to require an explicit typed confirmation, a "
+                    "single button is too easy to hit. Please bring back the type-DELETE step in the "
+                    "modal of the account page.")
+    elsewhere = _finding("F3", "legal-bot", "Please bring back the export button on the invoices page.")
+    assert reverses(back, removed) and not reverses(elsewhere, removed)
