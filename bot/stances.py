@@ -1,0 +1,150 @@
+"""What a request asks of a name or a way of working, beside the values it
+gives: a name asked there or gone ("add `--frozen-lockfile`", "remove `X`"),
+kept as it is or changed; retries asked for or against; the work asked done
+in the request or out of it. Pure functions of one clause; `bot.values`
+keeps their answers among a finding's values (`+@x`, `-@~retry`, `+@~sync`)
+for `bot.contradictions` to compare.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot import wording as w
+
+LITERAL_WORDS = frozenset({"none", "null", "nil", "true", "false", "yes", "no", "on", "off"})
+NUMBER_VALUE = re.compile(r"\d+(?:\.\d+)?\s*(?:" + w.VALUE_UNITS + r")?")
+
+
+# What follows a Korean verb when it is not to be done: "추가하지 말고", "바꾸지
+# 마세요", "사용하지 않", "변경하면 안 됩니다".
+NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
+
+
+# "Add `--frozen-lockfile`", "`X`로 바꾸고", "switch to `X`" ask that a name be
+# there; "remove `X`", "`X`를 쓰지 말고", "instead of `X`" that it be gone. Kept
+# as `+@x` and `-@x`: another reviewer asking the opposite about the same name
+# reverses the request.
+_PRESENT = re.compile(
+    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "needs to log `user_email` again", "put `X` back"
+    r"|\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
+    r"`([^`\n]{1,60})`\s+(?:again|back)\b"
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
+    # "`offset` must stay", "`X` has to remain"
+    r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
+    # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
+    r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
+    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
+    + NOT_DONE_KO,
+    re.I,
+)
+_ABSENT = re.compile(
+    r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
+    r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
+    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "`user_email` must not be written to the audit log"
+    r"|`([^`\n]{1,60})`\s+(?:must|should|may)\s*(?:not|never|n't)\s+be\s+"
+    r"(?:written|logged|stored|kept|included|sent|exposed|persisted|returned|shown|recorded)\b"
+    # ("`user_email` 필드를 아예 제거", "`mask_pii()` 호출은 제거": the kind of
+    # thing may stand between.)
+    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
+    r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
+    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|설정하|켜|넣)지\s*(?:말|마|않))",
+    re.I,
+)
+# "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now
+# (`^@x`); "`created_at`을 정수(ms)로 바꿔", "change `X` to …": the name
+# otherwise (`~@x`). One reviewer's keeping reverses another's changing.
+_AS_IS = re.compile(
+    r"`([^`\n]{1,60})`(?:은|는|을|를)?\s*(?:지금처럼|현재처럼|지금\s*그대로|기존(?:처럼|대로)|현재\s*그대로)"
+    r"[^.;\n]{0,80}?(?:유지|그대로\s*두|둬\s*주|두어\s*주)" + NOT_DONE_KO
+    + r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
+    re.I,
+)
+_OTHERWISE = re.compile(
+    r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
+    + NOT_DONE_KO  # (not "바꾸지 말아", "변경하면 안 됩니다")
+    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
+    re.I,
+)
+_NAME = re.compile(r"[\w.:/-]+")
+
+
+# Retrying, asked for or against: "add `@retry(…)`", "try it again a few times
+# with backoff", "재시도 5회 이상" against "never retry", "must never re-send",
+# "자동 재시도는 하지 말아야", "`retry_on_5xx=True`도 제거". Kept as `+@~retry`
+# and `-@~retry`: one asks for what the other asks to be rid of.
+_RETRY_WORD = (r"\bre-?tr(?:y|ies|ied|ying)(?![a-z])|@retry|\bre-?send\w*|\bre-?sent\b"
+               r"|\btry\s+(?:it\s+|them\s+)?again\b|재시도|재전송|다시\s*시도")
+_RETRY = re.compile(_RETRY_WORD, re.I)
+_NO_RETRY = re.compile(
+    # (The refusal governs the retry: "don't drop the message, retry it" asks for one.)
+    r"\b(?:never|no|don't|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|remove|drop"
+    r"|stop|disable)\b(?:\s+[\w-]+){0,2}?\s+(?:" + _RETRY_WORD + r")"
+    r"|(?:" + _RETRY_WORD + r")[^.;]{0,24}?(?:하지\s*(?:말|마|않)|없이|제거|빼|금지|끄|꺼)",
+    re.I,
+)
+# (Asked for in so many words: "retry" in a name, `retry_backoff`, asks nothing.)
+_RETRY_ASKED = re.compile(
+    r"\b(?:add|enable|keep|put\s+(?:\w+\s+){0,2}back|bring\s+(?:\w+\s+){0,2}back|restore|re-?add"
+    r"|should|must|need\s+to|needs\s+to|has\s+to|have\s+to|please)\b[^.;]{0,30}?"
+    r"(?:\bretry|\bretries|\bre-?try|\btry\s+(?:it\s+|them\s+)?again|\bre-?send)"
+    r"|\b(?:retry|retries)\b[^.;]{0,30}?(?:\d+\s*(?:times|회)|with\s+backoff|up\s+to\s+\d+|at\s+least)"
+    r"|\btry\s+(?:it\s+|them\s+)?again\b|^\W*(?:please\s+)?retry\b"
+    r"|@retry\b[^.;`]{0,80}`?\s*(?:를|을)?\s*(?:추가|넣|다시\s*넣|붙|적용|복구|되돌)"
+    r"|(?:재시도|재전송)(?:를|는|을|가|도)?[^.;]{0,20}?(?:추가|넣어|넣도록|해\s*주|하도록|해야|되돌|살려|복구|\d+\s*회)",
+    re.I,
+)
+
+
+_NAME_SPAN = re.compile(r"`(?!@)[^`\n]*`")
+
+
+def retry_stance(clause: str) -> int:
+    """+1 for a clause that asks for retries, -1 for one against them, 0 for
+    neither (or both: "retry on 5xx, not on 4xx")."""
+    if not _RETRY.search(clause):
+        return 0
+    against = bool(_NO_RETRY.search(clause))
+    # (A name in code other than a decorator, `retry.max`, asks for nothing.)
+    prose = _NAME_SPAN.sub(" ", _NO_RETRY.sub(" ", clause))
+    for_it = bool(_RETRY_ASKED.search(prose))
+    return 0 if against == for_it else -1 if against else 1
+
+
+def presence(clause: str) -> set[str]:
+    """The names a clause asks there (`+@x`), gone (`-@x`), kept as they are
+    (`^@x`) or changed (`~@x`)."""
+    out: set[str] = set()
+    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
+        for match in pattern.finditer(clause):
+            name = next(g for g in match.groups() if g).strip().lower().rstrip("()").strip()
+            if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
+                    and name not in LITERAL_WORDS and not NUMBER_VALUE.fullmatch(name)):
+                out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it
+    return out
+
+
+# Run in the request or out of it: "`send_receipt()` has to run synchronously
+# inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
+# task, and let checkout return without waiting" (`-@~sync`).
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\bsync\b|동기(?:적으로|식으로|\s*방식|로\s*(?:실행|처리|호출))", re.I)
+_ASYNC = re.compile(
+    r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
+    r"|\benqueue|\bcelery\s+task|\bwithout\s+waiting\b|비동기|백그라운드",
+    re.I,
+)
+_REFUSED = re.compile(r"\b(?:not|don't|never|no)\b|지\s*(?:말|마|않)|면\s*안", re.I)
+
+
+def sync_stance(clause: str) -> int:
+    """+1 for a clause that asks the work done in the request, -1 for one
+    that asks it out of the request, 0 for neither, both, or a refusal (which
+    way it turns is not read)."""
+    prose = _NAME_SPAN.sub(" ", clause)
+    sync, later = bool(_SYNC.search(prose)), bool(_ASYNC.search(prose))
+    if sync == later or _REFUSED.search(prose):
+        return 0
+    return 1 if sync else -1
