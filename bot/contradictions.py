@@ -96,9 +96,11 @@ def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
                    terms=sorted(t.terms), **demands_of(text, others))
 
 def reverses(a: Finding, b: Finding) -> bool:
+    # (Not a unit, `ms` of `session.timeout.ms` and of `max.poll.interval.ms`:
+    # the last word of two names, not one setting.)
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
-              if not (_part_only(x, a.anchors) and _part_only(x, b.anchors))
-              or x[5:] in _given_keys(a) & _given_keys(b)}
+              if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors))
+                  or x[5:] in _given_keys(a) & _given_keys(b)) and x[5:] not in _SCALE}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)

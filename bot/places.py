@@ -90,9 +90,13 @@ def same_place(a: list[str], b: list[str]) -> bool:
     if envs_a and envs_b and not envs_a & envs_b:
         return False
     rest_a, rest_b = [x for x in a if x not in envs_a], [x for x in b if x not in envs_b]
-    return not (rest_a and rest_b) or any(
-        x == y or (x.startswith("path:") and y.startswith("path:") and (
-            x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in rest_a for y in rest_b)
+    if any(x == y or (x.startswith("path:") and y.startswith("path:") and (
+            x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in rest_a for y in rest_b):
+        return True
+    # None in common: two places only if both name files, or both routes
+    # (`openapi.yaml` and `/v2/profile` may well be one place, the route's contract).
+    return not any(any(x.startswith(kind) for x in rest_a) and any(y.startswith(kind) for y in rest_b)
+                   for kind in ("path:", "code:"))
 
 
 # Environments a request is for ("스테이징만", "`ENV=production`", "in prod").

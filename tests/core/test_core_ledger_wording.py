@@ -1755,3 +1755,32 @@ def test_bringing_back_a_step_another_reviewer_got_removed() -> None:
                     "modal of the account page.")
     elsewhere = _finding("F3", "legal-bot", "Please bring back the export button on the invoices page.")
     assert reverses(back, removed) and not reverses(elsewhere, removed)
+
+
+def test_a_unit_shared_by_two_dotted_names_is_no_shared_setting() -> None:
+    fewer = _finding("F1", "stream-bot", "`max.poll.interval.ms`만 늘리면 안 됩니다. `max.poll.records` 를 "
+                     "500 에서 100 으로 줄여 주십시오.")
+    longer = _finding("F2", "sre-bot", "`session.timeout.ms` 는 45000 으로 올려 주십시오.")
+    assert not reverses(longer, fewer)
+
+
+def test_a_file_and_a_route_may_be_one_place() -> None:
+    from bot.places import same_place
+
+    assert same_place(["path:openapi.yaml"], ["code:/v2/profile"])
+    assert not same_place(["path:staging.env"], ["path:prod.env"])
+    assert same_place(["path:x.yaml", "code:/api"], ["path:y.yaml", "code:/api"])
+    renamed = _finding("F1", "api-bot", "응답 필드 `userId` 를 `accountId` 로 이름을 바꿔 주십시오 "
+                       "(`openapi.yaml` 포함).")
+    renamed.status = FindingStatus.FIXED
+    back = _finding("F2", "compat-bot", "`/v2/profile` 은 구버전 앱이 씁니다. 필드명은 `userId` 로 "
+                    "되돌려 주십시오.")
+    assert reverses(back, renamed)
+
+
+def test_a_cron_schedule_moved_to_another_time() -> None:
+    assert setting_values("`schedule` 을 새벽 3시(`0 3 * * *`)로 옮겨 주십시오.") == {
+        "=0 3 * * *@schedule"}
+    three = _finding("F1", "ops-bot", "`schedule` 을 새벽 3시(`0 3 * * *`)로 옮겨 주십시오.")
+    one = _finding("F2", "data-bot", "`schedule` 은 새벽 1시(`0 1 * * *`)로 해 주셔야 합니다.")
+    assert reverses(one, three)
