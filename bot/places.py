@@ -95,8 +95,8 @@ def same_place(a: list[str], b: list[str]) -> bool:
         return True
     # None in common: two places only if both name files, or both routes
     # (`openapi.yaml` and `/v2/profile` may well be one place, the route's contract).
-    return not any(any(x.startswith(kind) for x in rest_a) and any(y.startswith(kind) for y in rest_b)
-                   for kind in ("path:", "code:"))
+    return not any(any(x.startswith(kind) for x in rest_a)
+                   and any(y.startswith(kind) for y in rest_b) for kind in ("path:", "code:"))
 
 
 # Environments a request is for ("스테이징만", "`ENV=production`", "in prod").
