@@ -10,6 +10,7 @@ import re
 from typing import TypedDict
 
 from bot.demands import (
+    ADD,
     BACK,
     asked_verbs,
     direction,
@@ -106,7 +107,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
         return (_quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
-                or _opposed_in_words(a, b))
+                or _opposed_in_words(a, b) or _refused_in_words(a, b))
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -152,7 +153,7 @@ def _back_in_words(a: Finding, b: Finding) -> bool:
     for one, other in ((a, b), (b, a)):
         if other.status is not FindingStatus.FIXED or BACK not in one.asks:
             continue
-        common = {t for t in set(one.terms) & set(other.terms) if not t.startswith("~")}
+        common = _shared_words(one, other)
         if len(common) >= 4 or (len(common) >= 2 and (
                 any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one))):
             return True
@@ -165,7 +166,35 @@ def _opposed_in_words(a: Finding, b: Finding) -> bool:
     없습니다" against "번호에 결번이 없어야 합니다"."""
     if not (b.author in a.opposes or a.author in b.opposes):
         return False
-    return any(not t.startswith("~") for t in set(a.terms) & set(b.terms))
+    return bool(_shared_words(a, b))
+
+
+def _refused_in_words(a: Finding, b: Finding) -> bool:
+    """One asks something put in and the other not to put it in, in words
+    only, about one thing: "고객 주소는 인보이스 PDF 에 넣지 말아" against
+    "고객 주소가 없으니 추가해 주십시오" (three words in common besides the
+    concepts and the polite endings)."""
+    if not _may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if ADD in one.prohibits and ADD in other.asks and ADD not in other.prohibits:
+            if len(_shared_words(one, other)) >= 3:
+                return True
+    return False
+
+
+def _shared_words(a: Finding, b: Finding) -> set[str]:
+    """The words two points share, without the concepts (`~limit`) and the
+    pieces of a polite ending every Korean request holds ("주십시오")."""
+    return {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in _POLITE}
+
+
+# The two-syllable pieces of the endings requests are written in.
+_POLITE = frozenset(
+    ending[i:i + 2]
+    for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "부탁드립니다",
+                   "입니다", "됩니다", "해야", "하니", "주시기")
+    for i in range(len(ending) - 1))
 
 
 def _given_keys(finding: Finding) -> set[str]:

@@ -142,7 +142,13 @@ _PROHIBITED_KO = re.compile(
     r"|([가-힣]{2,6})(?:으)?면\s*안\s*(?:됩|되|돼)"
     # "locale별 포맷으로 바꾸지 말아": not to be 포맷-ed another way.
     r"|([가-힣]{2,4}?)(?:으로|로)\s*(?:바꾸|변경하|전환하)지\s*(?:말|마)"
+    # "PDF 에 넣지 말아 주십시오": a verb of one syllable.
+    r"|(?<![가-힣])(넣|빼|켜|끄|쓰)지\s*(?:말|마세요|마십시오)"
 )
+# Putting something in, in any of its words: "넣지 말아" refuses what "추가해
+# 주십시오" and "들어가야 합니다" ask (`~add`).
+ADD = "~add"
+_ADD_WORDS = ("넣", "추가", "포함", "들어가", "add", "include")
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
     r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
@@ -166,6 +172,8 @@ def prohibited(text: str) -> frozenset[str]:
         for match in _PROHIBITED_KO.finditer(clause):
             word = next(g for g in match.groups() if g)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
+            if word in _ADD_WORDS:
+                out.add(ADD)
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)
         for match in _PROHIBITED_EN.finditer(clause):
@@ -254,6 +262,8 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.add(word_stem(first.group(1).lower()))
         if _BACK.search(clause):
             out.add(BACK)
+    if out & set(_ADD_WORDS):
+        out.add(ADD)
     return frozenset(out - _NOT_A_DEMAND)
 
 

@@ -648,7 +648,8 @@ def test_settings_of_values_in_spans_in_the_point_and_in_korean_switches() -> No
         "`CORS_ALLOW_CREDENTIALS`를 `True`로 켜 주셔야 합니다.")
     assert "=false@cors_allow_credentials" in setting_values(
         "`CORS_ALLOW_CREDENTIALS`는 지금처럼 꺼 둔 상태(`False`)로 유지해 주셔야 합니다.")
-    assert prohibited("`orders`에 인덱스를 추가하는 것은 하지 말아 주십시오.") == {"추가"}
+    # (`~add`: adding in any of its words.)
+    assert prohibited("`orders`에 인덱스를 추가하는 것은 하지 말아 주십시오.") == {"추가", "~add"}
 
 
 def test_a_point_against_another_reviewers_request_reverses_it() -> None:
@@ -1290,7 +1291,7 @@ def test_a_commit_heading_reports_a_fix_a_later_look_asks_nothing_and_removing_u
                  "마이그레이션이 올라오면 그때 보겠습니다."):
         assert reviewer_clause(text).act is Act.FACT, text
     # "…을 추가하면 안 됩니다" prohibits adding; "추가하고 … 만들어야" asks to add.
-    assert prohibited("`pg_trgm` 확장을 추가하면 안 됩니다.") == {"추가"}
+    assert prohibited("`pg_trgm` 확장을 추가하면 안 됩니다.") == {"추가", "~add"}
     assert "추가" in asked_verbs("`pg_trgm`을 추가하고 `gin` 인덱스를 만들어야 합니다.")
     # Dropping the migration `0042_users_email_idx` removes the index `users_email_idx`.
     index = _finding("F1", "perf-bot", "Add an index: `CREATE INDEX users_email_idx ON users (email)`.")
@@ -1784,3 +1785,23 @@ def test_a_cron_schedule_moved_to_another_time() -> None:
     three = _finding("F1", "ops-bot", "`schedule` 을 새벽 3시(`0 3 * * *`)로 옮겨 주십시오.")
     one = _finding("F2", "data-bot", "`schedule` 은 새벽 1시(`0 1 * * *`)로 해 주셔야 합니다.")
     assert reverses(one, three)
+
+
+def test_a_radius_in_kilometres_is_a_value() -> None:
+    assert setting_values("기본 반경은 15km 로 해 주십시오.") == {"15km@"}
+    three = _finding("F1", "search-bot", "`DEFAULT_RADIUS_KM` 를 3 으로 줄여 주십시오.")
+    three.status = FindingStatus.FIXED
+    wider = _finding("F2", "product-bot", "`DEFAULT_RADIUS_KM` 이 부분은 받아들이기 어렵습니다. 기본 반경은 "
+                     "15km 로 해 주십시오.")
+    assert reverses(wider, three)
+
+
+def test_not_putting_in_what_another_reviewer_asks_added_in_words() -> None:
+    assert "~add" in prohibited("고객 주소는 인보이스 PDF 에 넣지 말아 주십시오.")
+    assert "~add" in asked_verbs("현재 템플릿에 고객 주소가 없으니 추가해 주십시오.")
+    add = _finding("F1", "finance-bot", "공급받는 자의 사업장 주소가 인보이스에 반드시 들어가야 합니다. 현재 "
+                   "템플릿에 고객 주소가 없으니 추가해 주십시오.")
+    keep_out = _finding("F2", "privacy-bot", "그리고 고객 주소는 인보이스 PDF 에 넣지 말아 주십시오.")
+    # Only the polite ending in common: another thing.
+    other = _finding("F3", "privacy-bot", "로그에는 전화번호를 넣지 말아 주십시오.")
+    assert reverses(keep_out, add) and not reverses(other, add)
