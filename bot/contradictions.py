@@ -97,11 +97,13 @@ def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
                    terms=sorted(t.terms), **demands_of(text, others))
 
 def reverses(a: Finding, b: Finding) -> bool:
-    # (Not a unit, `ms` of `session.timeout.ms` and of `max.poll.interval.ms`:
-    # the last word of two names, not one setting.)
+    # (A unit, `ms` of `session.timeout.ms` and of `max.poll.interval.ms`, is
+    # the last word of two names, not one setting, unless both give it a value:
+    # `retention.ms` 86400000 and 604800000.)
+    keys = _value_keys(a) & _value_keys(b)
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
-              if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors))
-                  or x[5:] in _given_keys(a) & _given_keys(b)) and x[5:] not in _SCALE}
+              if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors)) or x[5:] in keys)
+              and (x[5:] not in _SCALE or x[5:] in keys)}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
@@ -146,15 +148,15 @@ def _back_in_words(a: Finding, b: Finding) -> bool:
     after "the login limit … should be 5 attempts per minute"; "최소 길이는
     원래대로 8자로" after "최소 길이는 … 12자여야". The points share two
     words besides the concepts, and the one asking back gives a number, or
-    they share four ("Please bring back the type-DELETE step in the modal"
+    they share three ("Please bring back the type-DELETE step in the modal"
     after "Replace the typed confirmation with a … button")."""
     if not _may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if other.status is not FindingStatus.FIXED or BACK not in one.asks:
             continue
-        common = _shared_words(one, other)
-        if len(common) >= 4 or (len(common) >= 2 and (
+        words = _word_count(_shared_words(one, other))
+        if words >= 3 or (words >= 2 and (
                 any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one))):
             return True
     return False
@@ -164,9 +166,9 @@ def _opposed_in_words(a: Finding, b: Finding) -> bool:
     """One says it is against the other's author, and they share a word
     besides the concepts: "finance-bot이 말한 결번 없는 채번은 … 받아들일 수
     없습니다" against "번호에 결번이 없어야 합니다"."""
-    if not (b.author in a.opposes or a.author in b.opposes):
+    if not (b.author in a.opposes or a.author in b.opposes) or not _may_clash(a, b):
         return False
-    return bool(_shared_words(a, b))
+    return _word_count(_shared_words(a, b)) >= 1
 
 
 def _refused_in_words(a: Finding, b: Finding) -> bool:
@@ -178,7 +180,7 @@ def _refused_in_words(a: Finding, b: Finding) -> bool:
         return False
     for one, other in ((a, b), (b, a)):
         if ADD in one.prohibits and ADD in other.asks and ADD not in other.prohibits:
-            if len(_shared_words(one, other)) >= 3:
+            if _word_count(_shared_words(one, other)) >= 3:
                 return True
     return False
 
@@ -192,16 +194,26 @@ def _shared_words(a: Finding, b: Finding) -> set[str]:
 # The two-syllable pieces of the endings requests are written in.
 _POLITE = frozenset(
     ending[i:i + 2]
-    for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "부탁드립니다",
-                   "입니다", "됩니다", "해야", "하니", "주시기")
+    for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "입니다",
+                   "됩니다")
     for i in range(len(ending) - 1))
 
 
-def _given_keys(finding: Finding) -> set[str]:
+def _word_count(terms: set[str]) -> int:
+    """About how many words the shared terms are: a Korean word is kept as
+    the two-syllable pieces of it ("애플리케이션": 애플, 플리, 리케…), so a run of
+    pieces that follow one another counts once."""
+    korean = {t for t in terms if len(t) == 2 and "\uac00" <= t[0] <= "\ud7a3"}
+    follows = {t for t in korean if any(u[1] == t[0] for u in korean if u != t)}
+    return len(terms) - len(follows)
+
+
+def _value_keys(finding: Finding) -> set[str]:
     """The settings it gives a value to ("`Profile.name`을 `displayName`으로"
-    gives `name` one): a name it asks a value for is a name of its own, even
-    inside a longer one (`displayname`)."""
-    return {v.rsplit("@", 1)[1] for v in finding.values if v.startswith("=") and "@" in v}
+    gives `name` one, "`retention.ms` to 86400000" `ms`): a name it asks a
+    value for is a name of its own, even inside a longer one (`displayname`)."""
+    return {v.rsplit("@", 1)[1] for v in finding.values
+            if "@" in v and v[:1] not in "+-!^~" and not v.endswith("@")}
 
 
 def _may_clash(a: Finding, b: Finding) -> bool:
@@ -319,7 +331,7 @@ def _other_value(a: Finding, b: Finding) -> bool:
     for one, other in ((a, b), (b, a)):
         # "`collapse_key`는 설정하지 말고" against "`collapse_key`를
         # `order_{order_id}`로 설정해": not set at all, against a value for it.
-        gone = {v[2:] for v in one.values if v.startswith("-@")}
+        gone = {v[2:] for v in one.values if v.startswith("-@")} - _value_keys(one)
         if gone and any(v[:1] not in "+-!^~" and "@" in v and not v.endswith("@")
                         and v.rsplit("@", 1)[1] in gone for v in other.values):
             return True

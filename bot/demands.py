@@ -173,13 +173,15 @@ def prohibited(text: str) -> frozenset[str]:
             word = next(g for g in match.groups() if g)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
             if word in _ADD_WORDS:
-                out.add(ADD)
+                out.add(ADD)  # ("don't add", "넣지 말아": adding, in any of its words)
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)
         for match in _PROHIBITED_EN.finditer(clause):
             if _CONDITION.search(clause[: match.start()]):
                 continue  # "If we don't retry, …" argues; it prohibits nothing
             word = word_stem(match.group(1).lower())
+            if word in _ADD_WORDS or word == "put":
+                out.add(ADD)
             if word not in _NOT_A_DEMAND:
                 out.add(word)
     return frozenset(out)
@@ -215,9 +217,19 @@ _OPPOSE = re.compile(
 
 def opposed(text: str, authors: set[str]) -> frozenset[str]:
     """The authors a point says it is against: "다만 perf-bot의 `gzip` 요청에는
-    반대합니다", "I disagree with sec-bot here" (not "they do not conflict")."""
+    반대합니다", "I disagree with sec-bot here" (not "they do not conflict",
+    nor "Agree with sec-bot: we cannot accept unsigned requests")."""
     return _named_in(text, authors, lambda c: bool(_OPPOSE.search(c))
-                     and not w.NO_CONFLICT.search(c))
+                     and not w.NO_CONFLICT.search(c) and not _AGREE.search(c))
+
+
+# Siding with the reviewer it names: "Agree with sec-bot", "as sec-bot said",
+# "sec-bot이 지적한 대로", "동의합니다".
+_AGREE = re.compile(
+    r"\bagree(?:d|s)?\s+with\b|\bas\s+[\w-]+\s+(?:said|noted|pointed\s+out|suggested)"
+    r"|(?:지적|말씀|의견|제안)(?:한|하신|하신\s*것)?\s*대로|동의합니다|동의하며|동의하고",
+    re.I,
+)
 
 
 def unopposed(text: str, authors: set[str]) -> frozenset[str]:
@@ -262,8 +274,8 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.add(word_stem(first.group(1).lower()))
         if _BACK.search(clause):
             out.add(BACK)
-    if out & set(_ADD_WORDS):
-        out.add(ADD)
+    if out & set(_ADD_WORDS) or any(v.startswith("넣") for v in out):
+        out.add(ADD)  # ("넣어 주십시오" holds 넣어, never 넣 alone)
     return frozenset(out - _NOT_A_DEMAND)
 
 
@@ -272,8 +284,13 @@ def asked_verbs(text: str) -> frozenset[str]:
 # reviewer's fixed finding got done.
 BACK = "~back"
 _BACK = re.compile(
-    r"\bback\s+to\b|\b(?:put|bring)\s+(?:[\w-]+\s+){0,4}back\b|\bbring\s+back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
-    r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)(?:처럼|대로)",
+    # (Not "fall back to the cache", "redirect back to /login": a way out, not undoing.)
+    r"(?<!fall\s)(?<!falls\s)(?<!falling\s)(?<!redirect\s)(?<!redirects\s)(?<!write\s)(?<!writes\s)"
+    r"(?<!report\s)(?<!send\s)(?<!sends\s)(?<!come\s)(?<!get\s)\bback\s+to\b"
+    r"|\b(?:put|bring)\s+(?:[\w-]+\s+){0,4}back\b|\bbring\s+back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
+    r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)"
+    # ("이전처럼 유지" keeps; "이전처럼 … 되돌려", "이전처럼 … 만 남겨" undo.)
+    r"|(?:이전|예전)(?:처럼|대로)[^.;\n]{0,40}?(?:되돌|복구|돌려|원복|만\s*남겨)",
     re.I,
 )
 

@@ -94,6 +94,10 @@ def add_agent_message(
             part = text[: TURN_TEXT_CAP - turn.chars]
             turn.parts.append(TurnPart(author=author, text=part))
             turn.chars += len(part)
+        elif author not in turn.authors():
+            # Its words are past the cap, but it spoke: not a silent reviewer
+            # whose findings a reported fix settles, nor one who approved.
+            turn.parts.append(TurnPart(author=author, text=""))
         turn.last_message_id = message_id
         turn.last_at = max(turn.last_at, ts)
         return events

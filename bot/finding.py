@@ -11,6 +11,7 @@ Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -232,7 +233,7 @@ def supersede(
     new: Finding, mine: list[Finding], repeated: set[str], round_no: int, out: RoundOutcome
 ) -> None:
     """A new error in the same test is a new finding, and the old one is fixed."""
-    tests = {a for a in new.anchors if "test" in a and not a.startswith("num:")}
+    tests = test_anchors(new)
     if not tests:
         return
     for old in mine:
@@ -241,3 +242,12 @@ def supersede(
             old.history.append(f"R{round_no}: fixed (superseded by {new.label})")
             out.events[old.label] = "fixed"
             out.fixed.append(old.label)
+
+
+def test_anchors(finding: Finding) -> set[str]:
+    """Its anchors that name a test (`test_backfill`, `test_legacy.py`,
+    `tests/payments`; not `pytest`, `latest`, `contest`)."""
+    return {a for a in finding.anchors if _TEST_NAME.search(a)}
+
+
+_TEST_NAME = re.compile(r"^(?:code|path):(?:.*[/_.])?tests?(?:[_./]|$)")

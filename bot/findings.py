@@ -433,7 +433,7 @@ def reviewer_clause(text: str) -> Clause:
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and (not w.REQUEST.search(
         # (A name in code is no request: "`NOT NULL` 제약 확인했습니다".)
         w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", w.CODE.sub(" ", text))))
-    ) or w.VERIFIED_LEAD.match(text)) and not w.READ_REPLY.search(text):
+    ) or _verified(text)) and not w.READ_REPLY.search(text):
         act = Act.ACK
     elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):
         # "두 가지 모두 고쳐져야 합니다", "the rest must be fixed": asks again
@@ -453,6 +453,16 @@ def reviewer_clause(text: str) -> Clause:
     else:
         act = Act.FACT
     return Clause(text, act, t, ordinals, remaining, everything, labels)
+
+
+def _verified(text: str) -> bool:
+    """"Verified `9c3e77a`: no email in the payload": what follows the colon
+    is what was checked, unless it asks or fails ("Verified locally: `x`
+    fails on 3.12, please pin it")."""
+    lead = w.VERIFIED_LEAD.match(text)
+    rest = text[lead.end():] if lead else ""
+    return bool(lead) and not (w.ASKS.search(rest) or w.FAILING.search(rest)
+                               or w.IMPERATIVE.match(rest.strip()))
 
 
 @lru_cache(maxsize=8192)

@@ -82,21 +82,32 @@ def _config_places(text: str) -> frozenset[str]:
 
 def same_place(a: list[str], b: list[str]) -> bool:
     """Unless both name environments and none in common (staging and
-    production), or both name files or routes and none in common: the same
+    production), or both name other places and none in common: the same
     route, or the same file, one path being the end of the other (`hpa.yaml`
     and `overlays/prod/hpa.yaml`, not `overlays/staging/hpa.yaml` and
-    `overlays/prod/hpa.yaml`)."""
+    `overlays/prod/hpa.yaml`); a route and the API contract file describing it
+    may be one place."""
     envs_a, envs_b = {x for x in a if x.startswith("env:")}, {x for x in b if x.startswith("env:")}
     if envs_a and envs_b and not envs_a & envs_b:
         return False
     rest_a, rest_b = [x for x in a if x not in envs_a], [x for x in b if x not in envs_b]
+    if not (rest_a and rest_b):
+        return True
     if any(x == y or (x.startswith("path:") and y.startswith("path:") and (
             x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in rest_a for y in rest_b):
         return True
-    # None in common: two places only if both name files, or both routes
-    # (`openapi.yaml` and `/v2/profile` may well be one place, the route's contract).
-    return not any(any(x.startswith(kind) for x in rest_a)
-                   and any(y.startswith(kind) for y in rest_b) for kind in ("path:", "code:"))
+    # None in common: two places, unless one is the contract of the other's
+    # route (`openapi.yaml` and `/v2/profile`: the same field, not `gzip` in
+    # `nginx/assets.conf` and for `/api/`).
+    kinds_differ = not any(any(x.startswith(kind) for x in rest_a)
+                           and any(y.startswith(kind) for y in rest_b)
+                           for kind in ("path:", "code:"))
+    return kinds_differ and any(_CONTRACT.search(x)
+                                for x in rest_a + rest_b if x.startswith("path:"))
+
+
+# The files that describe an API's routes.
+_CONTRACT = re.compile(r"openapi|swagger|\.graphql$|\.proto$|api[-_.]?spec", re.I)
 
 
 # Environments a request is for ("스테이징만", "`ENV=production`", "in prod").

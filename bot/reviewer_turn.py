@@ -29,6 +29,7 @@ from bot.finding import (
     numbered_finding,
     question_key,
     supersede,
+    test_anchors,
 )
 from bot.findings import (
     Act,
@@ -44,7 +45,7 @@ from bot.findings import (
     summary,
     topic,
 )
-from bot.textscan import fenced_errors
+from bot.textscan import errors_beside
 
 
 @dataclass
@@ -66,7 +67,7 @@ class _Reading:
     point_text: dict[int, str]
     quiet: bool
     doubts: bool
-    errors: frozenset[str]  # the errors in the turn's fenced test output
+    messages: list[str]
     repeated: set[str] = field(default_factory=set)
     acked: set[str] = field(default_factory=set)
     dropped: set[str] = field(default_factory=set)
@@ -118,8 +119,13 @@ class _Reading:
             # 않습니다"): its statements about the commit, and about what the fix
             # should have changed, are the evidence, not new points.
             doubts=_doubts(parsed),
-            errors=fenced_errors(messages),
+            messages=messages,
         )
+
+    def errors_of(self, text: str) -> frozenset[str]:
+        """The errors in the fenced test output beside a clause."""
+        message = next((m for m in self.messages if text[:60] in m), "")
+        return errors_beside(message, text)
 
     def still(self) -> list[Finding]:
         """The author's open findings this turn has not yet called fixed or dropped."""
@@ -201,7 +207,7 @@ def _targets(r: _Reading, point: int, text: str,
         # "템플릿에 남은 `flags.X` 분기와 skip된 `test_legacy.py`, 이 두 가지는
         # …": "both" over the names of several open points says them again.
         named = [f for f in r.still() if f.topic().strong & clause.topic.strong]
-        if len(named) >= 2:
+        if len(named) >= 2 and _each_named(named, clause.topic.strong):
             return clause, named, MATCH, False
     if clause.act is Act.FINDING and not targets:
         # The point's other sentences may carry its file and function.
@@ -332,14 +338,15 @@ def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[F
         {"author": r.author, "clause": summary(text, 80), "best_score": round(best, 3),
          "matched": [f.label for f in targets]}
     )
-    if len(targets) == 1 and _new_error(r, targets[0]):
+    errors = r.errors_of(text)
+    if len(targets) == 1 and _new_error(errors, targets[0]):
         # "같은 `test_backfill`이 이번엔 다른 이유로 실패합니다" over another
         # error's output: a new finding, and the old one is fixed (`supersede`).
         targets = []
     if targets:
         for finding in targets:
             r.repeated.add(finding.label)
-            finding.errors = sorted(set(finding.errors) | r.errors) if _tests(finding) else []
+            finding.errors = sorted(set(finding.errors) | errors) if test_anchors(finding) else []
             if len(targets) == 1:  # "2번과 3번은 아직" speaks of two: it teaches neither
                 finding.absorb(clause.topic)
         argument = r.tentative.pop(point, None)
@@ -385,8 +392,8 @@ def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[F
         raised_round=round_no,
         **demands_of(r.point_text[point], r.others),
     )
-    if _tests(finding):
-        finding.errors = sorted(r.errors)
+    if test_anchors(finding):
+        finding.errors = sorted(errors)
     r.new.append(finding)
     r.point_finding[point] = finding
     if best >= UNCERTAIN:
@@ -395,16 +402,20 @@ def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[F
         r.tentative[point] = finding
 
 
-def _tests(finding: Finding) -> bool:
-    """It names a test (`test_backfill`, `tests/test_api.py`)."""
-    return any("test" in a and not a.startswith("num:") for a in finding.anchors)
+def _each_named(named: list[Finding], strong: frozenset[str]) -> bool:
+    """Each finding owns a name of the clause the others lack, and the clause
+    names nothing besides theirs (a new handler in the same file is new)."""
+    theirs = [f.topic().strong for f in named]
+    owned = all((mine & strong) - frozenset().union(*(t for t in theirs if t is not mine))
+                for mine in theirs)
+    return owned and strong <= frozenset().union(*theirs)
 
 
-def _new_error(r: _Reading, finding: Finding) -> bool:
-    """The turn shows a failing test's output whose errors are none of those
-    shown when the finding about that test was raised."""
-    return bool(r.errors and finding.errors and _tests(finding)
-                and r.errors.isdisjoint(finding.errors))
+def _new_error(errors: frozenset[str], finding: Finding) -> bool:
+    """The message shows a failing test's output whose errors are none of
+    those shown when the finding about that test was raised."""
+    return bool(errors and finding.errors and test_anchors(finding)
+                and errors.isdisjoint(finding.errors))
 
 
 def _settle(r: _Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:

@@ -29,7 +29,7 @@ _PRESENT = re.compile(
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     # "needs to log `user_email` again", "put `X` back"
-    r"|\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
+    r"|(?<!never\s)(?<!not\s)(?<!n't\s)(?<!no\s)\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
     r"`([^`\n]{1,60})`\s+(?:again|back)\b"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
     # "`offset` must stay", "`X` has to remain"
@@ -51,7 +51,9 @@ _ABSENT = re.compile(
     # thing may stand between.)
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
     r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
-    r"(?:제거|삭제|빼|비활성화|없애|대신|(?:쓰|사용하|추가하|설정하|켜|넣)지\s*(?:말|마|않))",
+    # ("제거하지 마세요" keeps it; "설정하지 않으면" is a condition.)
+    r"(?:(?:제거|삭제|빼|비활성화|없애|대신)" + NOT_DONE_KO
+    + r"|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않)|설정하지\s*(?:말|마))",
     re.I,
 )
 # "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now
@@ -130,21 +132,26 @@ def presence(clause: str) -> set[str]:
 # Run in the request or out of it: "`send_receipt()` has to run synchronously
 # inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
 # task, and let checkout return without waiting" (`-@~sync`).
-_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\bsync\b|동기(?:적으로|식으로|\s*방식|로\s*(?:실행|처리|호출))", re.I)
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|로\s*(?:실행|처리|호출))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
     r"|\benqueue|\bcelery\s+task|\bwithout\s+waiting\b|비동기|백그라운드",
     re.I,
 )
-_REFUSED = re.compile(r"\b(?:not|don't|never|no)\b|지\s*(?:말|마|않)|면\s*안", re.I)
+# A refusal next to the way asked ("don't make it async", "비동기로 하지 말아").
+_REFUSED_BEFORE = re.compile(r"\b(?:not|don't|never|no)\b[^.;]{0,20}$", re.I)
+_REFUSED_AFTER = re.compile(r"^[^.;]{0,12}?(?:지\s*(?:말|마|않)|면\s*안)")
 
 
 def sync_stance(clause: str) -> int:
     """+1 for a clause that asks the work done in the request, -1 for one
-    that asks it out of the request, 0 for neither, both, or a refusal (which
-    way it turns is not read)."""
+    that asks it out of the request, 0 for neither, both, or a refusal next to
+    the way asked (which way it then turns is not read)."""
     prose = _NAME_SPAN.sub(" ", clause)
-    sync, later = bool(_SYNC.search(prose)), bool(_ASYNC.search(prose))
-    if sync == later or _REFUSED.search(prose):
+    ways = [(1, m) for m in _SYNC.finditer(prose)] + [(-1, m) for m in _ASYNC.finditer(prose)]
+    if not ways or len({way for way, _ in ways}) > 1:
         return 0
-    return 1 if sync else -1
+    if any(_REFUSED_BEFORE.search(prose, max(0, m.start() - 30), m.start())
+           or _REFUSED_AFTER.match(prose[m.end():]) for _, m in ways):
+        return 0
+    return ways[0][0]

@@ -91,13 +91,24 @@ def own_text(messages: Iterable[str]) -> str:
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure))\b")
 
 
-def fenced_errors(messages: Iterable[str]) -> frozenset[str]:
-    """The names of the errors in a turn's fenced output (a fence closed within
-    its message): what a failing test shows, as opposed to the errors the
-    prose talks about ("`IntegrityError`는 사라졌습니다")."""
+def errors_beside(message: str, text: str) -> frozenset[str]:
+    """The error names of the fence just below or just above the line that
+    holds `text` in `message` (a closed fence): the output a point shows."""
+    raw = strip_internal(message).splitlines()
+    hidden = _closed_fences(raw)
+    at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
+    if at is None:
+        return frozenset()
     out: set[str] = set()
-    for message in messages:
-        raw = strip_internal(message).splitlines()
-        for i in sorted(_closed_fences(raw)):
-            out.update(_ERROR_NAME.findall(raw[i]))
+    for step in (1, -1):
+        i = at + step
+        while 0 <= i < len(raw) and not raw[i].strip():
+            i += step
+        delimiters = 0
+        while 0 <= i < len(raw) and i in hidden and delimiters < 2:
+            if _FENCE.match(raw[i]):
+                delimiters += 1  # the fence's two ends: one fence only
+            else:
+                out.update(_ERROR_NAME.findall(raw[i]))
+            i += step
     return frozenset(out)

@@ -98,12 +98,19 @@ def setting_values(text: str) -> frozenset[str]:
         before = text[:max(text.find(clause), 0)]
         clause = _without_lines(clause)
         refused = _NOT_THIS.search(clause)
-        if refused:
+        if refused and refused.group(0).startswith("하지"):
+            # In Korean the refusal follows what it refuses ("`X` 호출은
+            # 제거하지 마세요"): the names are read with it.
+            out.update(presence(clause))
+            refused = None
+        elif refused:
             # What is asked for comes before "do not set …" ("use `pnpm` and do
             # not switch to `yarn`": `yarn` is not asked to be there).
             out.update(v for v in presence(clause[refused.start():]) if v.startswith("-@"))
             clause = clause[: refused.start()]
-        out.update(presence(clause))
+            out.update(presence(clause))
+        else:
+            out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
         refused_ko = _NOT_THIS_KO.search(clause)
@@ -160,6 +167,8 @@ def setting_values(text: str) -> frozenset[str]:
                 continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
             if spanned and spanned.startswith("/") and not assigned:
                 continue  # "serve it under `/ko`": a route, not a value
+            if w.PATH.fullmatch(literal) and w.is_file(literal):
+                continue  # "`utils/dates.py`로 옮겨": where it goes, not a value
             at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
             if literal.strip("[]\"' ") == "*":
                 literal = "*"  # `["*"]`, `"*"`: the wildcard
@@ -186,7 +195,11 @@ def setting_values(text: str) -> frozenset[str]:
 _RENAME = re.compile(
     r"`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:을|를)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*"
     r"(?:바꿔|바꾸|변경|이름을\s*바꿔)" + NOT_DONE_KO
-    + r"|\brename\s+`([A-Za-z_][\w.-]{0,60})`\s+to\s+`([A-Za-z_][\w.-]{0,60})`",
+    + r"|\brename\s+(?:the\s+)?`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
+    # "`darkMode` should be renamed to `FF_DARK_MODE`"
+    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+renamed\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
+    # "`darkMode` 플래그는 `FF_DARK_MODE`로 이름을 바꿔"
+    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:은|는)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*이름을\s*(?:바꿔|바꾸|변경)" + NOT_DONE_KO,
     re.I,
 )
 
@@ -244,7 +257,7 @@ _LOWER_AFTER = re.compile(r"`?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imu
 _UPPER_BEFORE = re.compile(
     # ("Cap `limit` at 100": the setting may stand between.)
     # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)
-    r"(?:at\s+most|under|below|(?<!\bgo\s)(?<!\bgoes\s)(?<!\bit\s)(?<!\bbe\s)(?<!\bbump\s)(?<!\braise\s)up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
+    r"(?:at\s+most|under|below|(?<!\bgo\s)(?<!\bgoes\s)(?<!\bit\s)(?<!\bbump\s)(?<!\braise\s)up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
     r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 _LOWER_BEFORE = re.compile(
     r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"

@@ -218,7 +218,7 @@ ACK = words(
     r"|(?:^|\|)\s*확인(?:\s*완료)?\s*[.]?\s*\|?\s*$|확인했(?!는데|더니|습니다만)|확인하였(?!는데|더니|습니다만)|확인됐|확인되었|문제\s*없|괜찮아졌"
     # "마스킹이 올바르게 적용되었습니다", "나머지 배분은 맞게 되었습니다" (not
     # "제대로 적용되지 않았습니다")
-    r"|(?:올바르게|정상적으로|제대로|맞게)\s*(?:적용|반영|처리|동작|수정|변경|마스킹|들어갔|들어가\s*있|되었|됐)(?![가-힣]*(?:지\s*(?:않|못)|안\s|는지))"
+    r"|(?:올바르게|정상적으로|제대로|맞게)\s*(?:적용|반영|처리|동작|수정|변경|마스킹|들어갔|들어가\s*있|되었|됐)(?![가-힣]{0,6}\s*(?:지\s*(?:않|못)|안\s|못\s|는지))"
     r"|잘\s*(?:처리|반영|수정)|(?<!그대로 )(?<!그대로)(?<!없이 )통과(?:하|했|합)",  # (not "그대로 통과합니다": the bug passes)
     re.I,
 )
@@ -257,13 +257,17 @@ REFERENCE = words(
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
     r"|(?:요청|지적|의견|입장|항목|가지|건)(?:은|을|는)?\s*(?:모두\s*|다\s*|전부\s*)?유지(?:합니다|하겠|드립)"
     r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)"
-    # "같은 `TimeoutError: …`로 떨어집니다", "fails with the same `KeyError`".
-    r"|(?:같은|동일한|\bthe\s+same)\s*`[^`\n]{0,80}?(?:Error|Exception|Failure)",
+    # "같은 `TimeoutError: …`로 떨어집니다", "fails with the same `KeyError`"
+    # (not "raise the same `ValueError` for negative amounts too": a request).
+    r"|(?:같은|동일한)\s*`[^`\n]{0,80}?(?:Error|Exception|Failure)[^`\n]{0,80}`\s*(?:으로|로|이|가|와|과)?\s*(?:실패|떨어|나옵|나와|발생|재현|깨)"
+    r"|\b(?:fails?|failing|failed|crash(?:es|ed)?|dies|breaks)\s+(?:again\s+)?with\s+the\s+same\s+`[^`\n]{0,80}?(?:Error|Exception|Failure)",
     re.I,
 )
 # "Verified `9c3e77a`: no email in the payload", "Confirmed: no retries on
 # 4xx": what follows the colon is what was checked, not a request.
 VERIFIED_LEAD = words(r"^\W*(?:verified|confirmed|checked)\b[^:.;\n]{0,40}:", re.I)
+# A failure said in so many words ("fails on Python 3.12", "실패합니다").
+FAILING = words(r"\bfail(?:s|ed|ing|ure)?\b|\berrors?\b|\bbroken\b|\bcrash|실패|에러|오류|깨지|깨집", re.I)
 # "답변 확인했습니다", "Thanks for the explanation": the reviewer read the
 # owner's answer; that acknowledges no fix.
 READ_REPLY = words(
@@ -458,7 +462,8 @@ ORDINALS: list[tuple[re.Pattern[str], int]] = [
 REMAINING = words(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
     # (Not the remainder of a sum: "1원 단위 나머지를 버리고", "나머지 배분은".)
-    r"|나머지(?!\s*(?:를|을|배분|분배|금액))|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
+    r"|(?<!단위\s)(?<!단위)나머지(?!\s*(?:배분|분배|금액))(?![를을]\s*(?:버리|버려|더하|더해|올림|절사|배분))"
+    r"|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
     re.I,
 )
 ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)

@@ -1600,11 +1600,15 @@ def _same_test_room(errors: list[str]) -> Sim:
 
 
 def test_the_same_test_failing_with_a_new_error_each_round_is_progress() -> None:
-    from bot.textscan import fenced_errors
+    from bot.textscan import errors_beside
 
-    assert fenced_errors(["`IntegrityError`는 사라졌습니다.\n```\nAssertionError: 1187\n```"]) == {
-        "AssertionError"}
-    assert fenced_errors(["```\nKeyError: 'x'\n(the fence never closes"]) == set()
+    shown = "`IntegrityError`는 사라졌습니다. 같은 테스트가 실패합니다.\n```\nAssertionError: 1187\n```"
+    assert errors_beside(shown, "같은 테스트가 실패합니다.") == {"AssertionError"}
+    assert errors_beside("`t` fails:\n```\nKeyError: 'x'\n(the fence never closes", "`t` fails:") == set()
+    # Only the fence beside the point: the next point's output is its own.
+    two = "1. `test_a` still fails.\n2. `test_b` now fails:\n```\nKeyError: 'amount'\n```"
+    assert errors_beside(two, "`test_a` still fails.") == set()
+    assert errors_beside(two, "`test_b` now fails:") == {"KeyError"}
     moving = _same_test_room(["IntegrityError", "AssertionError", "UnicodeEncodeError"])
     assert moving.deadlocks() == []
     assert [f.status for f in moving.state.findings] == [
@@ -1805,3 +1809,130 @@ def test_not_putting_in_what_another_reviewer_asks_added_in_words() -> None:
     # Only the polite ending in common: another thing.
     other = _finding("F3", "privacy-bot", "로그에는 전화번호를 넣지 말아 주십시오.")
     assert reverses(keep_out, add) and not reverses(other, add)
+
+
+# -- from an independent review of the rules above: wordings they misread -----
+
+
+def _fixed(label: str, author: str, text: str) -> Finding:
+    finding = _finding(label, author, text)
+    finding.status = FindingStatus.FIXED
+    return finding
+
+
+def test_review_negations_and_conditions_are_no_presence() -> None:
+    assert setting_values("Agreed on the audit log: we must never log `user_email` again.") == set()
+    assert setting_values("`mask_pii()` 호출은 제거하지 마세요.") == set()
+    agree = _finding("F1", "b", "Agreed on the audit log: we must never log `user_email` again.")
+    remove = _finding("F2", "a", "Remove `user_email` from the audit log payload.")
+    assert not reverses(agree, remove)
+    same = _finding("F1", "b", "`collapse_key`를 `order_{order_id}`로 설정해 주세요.")
+    unless = _finding("F2", "a", "`collapse_key`를 설정하지 않으면 알림이 쌓이니 `collapse_key`를 "
+                      "`order_{order_id}`로 설정해 주세요.")
+    assert not reverses(same, unless)
+
+
+def test_review_falling_back_and_keeping_as_before_undo_nothing() -> None:
+    assert "~back" not in asked_verbs("When `fetch_price()` times out, it should fall back to the "
+                                      "cached price.")
+    assert "~back" not in asked_verbs("`export_csv()`의 컬럼 순서는 이전처럼 유지해 주세요.")
+    timeout = _fixed("F1", "a", "`fetch_price()` has no timeout; add a 2s timeout.")
+    fallback = _finding("F2", "b", "When `fetch_price()` times out, it should fall back to the cached "
+                        "price.")
+    assert not reverses(fallback, timeout)
+    # One long word in common is one word, not five.
+    start = _fixed("F1", "a", "애플리케이션 시작 시간이 너무 깁니다. 3초 이내로 줄여 주세요.")
+    icon = _finding("F2", "b", "애플리케이션 아이콘은 원래대로 돌려 주세요.")
+    assert not reverses(icon, start)
+
+
+def test_review_agreeing_with_a_reviewer_is_no_opposition() -> None:
+    for text in ("Agree with sec-bot: we cannot accept unsigned webhook requests. Also check the "
+                 "timestamp.", "sec-bot이 지적한 대로 서명 없는 요청은 받아들일 수 없습니다."):
+        assert demands_of(text, {"sec-bot"})["opposes"] == [], text
+
+
+def test_review_a_file_and_a_route_are_one_place_only_for_an_api_contract() -> None:
+    from bot.places import same_place
+
+    assert not same_place(["path:nginx/assets.conf"], ["code:/api/"])
+    assert same_place(["path:api/openapi.yaml"], ["code:/v2/profile"])
+    assert same_place(["env:production"], ["env:production", "path:partners/codegen.yml"])
+    off = _finding("F1", "a", "Disable `gzip` for `/api/` responses (BREACH).")
+    on = _finding("F2", "b", "Enable `gzip` in `nginx/assets.conf` for the JS bundles.")
+    assert not reverses(on, off)
+
+
+def test_review_syncing_a_file_and_korean_async() -> None:
+    assert setting_values("After `export_report()` writes the file, sync it to the S3 bucket.") == set()
+    assert setting_values("`send_receipt()`는 비동기로 처리해 주세요.") == {"-@~sync"}
+    assert setting_values("`send_receipt()` must run synchronously, so there is no race.") == {
+        "+@~sync"}
+    assert setting_values("`send_receipt()`를 비동기로 하지 말아 주세요.") == set()
+
+
+def test_review_acknowledgements_with_a_spaced_negation_or_a_failure() -> None:
+    for text in ("마스킹이 제대로 적용 안 됐습니다.", "제대로 처리 못 했습니다.",
+                 "Verified locally: `test_refund` fails on Python 3.12, please pin the version."):
+        assert reviewer_clause(text).act is not Act.ACK, text
+
+
+def test_review_a_request_for_the_same_error_and_the_rest_to_fix() -> None:
+    assert not restates("Please raise the same `ValueError` for negative amounts too.")
+    assert restates("`test_retry_backoff`가 같은 `TimeoutError: worker did not ack`로 떨어집니다.")
+    assert selectors("나머지를 고쳐 주세요.")[1]
+
+
+def test_review_adding_a_test_is_not_adding_what_another_refuses() -> None:
+    test = _finding("F1", "a", "로그에 이메일이 마스킹되는지 검사하는 테스트를 추가해 주세요.")
+    no_email = _finding("F2", "b", "애플리케이션 로그에 사용자 이메일을 넣지 마세요.")
+    assert not reverses(no_email, test)
+    assert "~add" in asked_verbs("인보이스에 고객 주소를 넣어 주십시오.")
+    assert "~add" in prohibited("Don't add the customer address to the invoice PDF.")
+
+
+def test_review_moving_a_function_to_a_file_gives_it_no_value() -> None:
+    move = _finding("F1", "a", "`parse_date()`를 `utils/dates.py`로 옮겨 주세요.")
+    zone = _finding("F2", "b", "`parse_date()`의 기본 타임존은 `UTC`로 해 주세요.")
+    assert not reverses(zone, move)
+
+
+def test_review_settings_named_by_a_unit_and_caps_and_renames() -> None:
+    day = _finding("F1", "a", "Set `retention.ms` to 86400000.")
+    week = _finding("F2", "b", "Set `retention.ms` to 604800000.")
+    assert reverses(week, day)
+    assert "<=30s@request_timeout" in setting_values(
+        "`REQUEST_TIMEOUT` should be up to 30 seconds, never more.") or "<=30@request_timeout" in \
+        setting_values("`REQUEST_TIMEOUT` should be up to 30 seconds, never more.")
+    for text in ("Rename the `darkMode` flag to `FF_DARK_MODE`.",
+                 "`darkMode` should be renamed to `FF_DARK_MODE`.",
+                 "`darkMode` 플래그는 `FF_DARK_MODE`로 이름을 바꿔 주세요."):
+        assert "=ff_dark_mode@darkmode" in setting_values(text), text
+
+
+def test_review_a_reviewer_cut_by_the_turn_cap_is_not_silent() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "add the cache")
+    sim.say(Role.OWNER, "STEP_DONE added the cache (`1a2b3c4`).")
+    sim.say(Role.REVIEWER, "CHANGES_REQUESTED\n`cancel_order()` does not evict the cache; cancelled "
+                           "orders stay in the list.", author="qa-bot")
+    log = "APPROVED\nLoad test output:\n```\n" + "GET /orders 200 912ms\n" * 800 + "```"
+    for n in range(3):
+        sim.say(Role.OWNER, f"Fixed the eviction in `cancel_order()` (`{n + 2}b3c4d5`).")
+        sim.say(Role.REVIEWER, log, author="perf-bot")
+        sim.say(Role.REVIEWER, "CHANGES_REQUESTED\n`cancel_order()` still does not evict the cache.",
+                author="qa-bot")
+    sim.end()
+    assert not sim.state.approved
+    assert [d.trigger for d in sim.deadlocks()] == [Trigger.NO_PROGRESS]
+
+
+def test_review_both_over_two_points_names_nothing_new() -> None:
+    findings = [
+        _finding("F1", "r", "`api/orders.py`의 `list_orders` 핸들러에 페이지 크기 제한이 없습니다."),
+        _finding("F2", "r", "`api/orders.py`의 `cancel_order` 핸들러가 캐시를 지우지 않습니다."),
+    ]
+    out = judge_round(findings, [("r", [
+        "`api/orders.py`의 `list_orders`, `cancel_order`, `refund_order` 핸들러는 모두 인증 검사가 "
+        "빠져 있습니다."])], {"F1": OwnerAction.DECLINE, "F2": OwnerAction.DECLINE}, 2)
+    assert out.raised == ["F3"]
