@@ -10,7 +10,6 @@ import re
 from typing import TypedDict
 
 from bot.demands import (
-    ADD,
     BACK,
     asked_verbs,
     direction,
@@ -28,6 +27,8 @@ from bot.findings import (
     Topic,
 )
 from bot.places import request_places, same_place
+from bot.quantities import SCALE, compatible, kind
+from bot.reversals_in_words import in_words
 from bot.values import setting_values
 from bot.wording import is_file
 
@@ -103,13 +104,12 @@ def reverses(a: Finding, b: Finding) -> bool:
     keys = _value_keys(a) & _value_keys(b)
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
               if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors)) or x[5:] in keys)
-              and (x[5:] not in _SCALE or x[5:] in keys)}
+              and (x[5:] not in SCALE or x[5:] in keys)}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return (_quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
-                or _opposed_in_words(a, b) or _refused_in_words(a, b))
+        return in_words(a, b)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -142,128 +142,12 @@ def reverses(a: Finding, b: Finding) -> bool:
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
 
 
-def _back_in_words(a: Finding, b: Finding) -> bool:
-    """Neither names it in code, but one asks to put back what the other,
-    fixed, got changed: "Please put the login limit back to 20 per minute"
-    after "the login limit … should be 5 attempts per minute"; "최소 길이는
-    원래대로 8자로" after "최소 길이는 … 12자여야". The points share two
-    words besides the concepts, and the one asking back gives a number, or
-    they share three ("Please bring back the type-DELETE step in the modal"
-    after "Replace the typed confirmation with a … button")."""
-    if not _may_clash(a, b):
-        return False
-    for one, other in ((a, b), (b, a)):
-        if other.status is not FindingStatus.FIXED or BACK not in one.asks:
-            continue
-        words = _word_count(_shared_words(one, other))
-        if words >= 3 or (words >= 2 and (
-                any(x.startswith("num:") for x in one.anchors) or _unnamed_quantities(one))):
-            return True
-    return False
-
-
-def _opposed_in_words(a: Finding, b: Finding) -> bool:
-    """One says it is against the other's author, and they share a word
-    besides the concepts: "finance-bot이 말한 결번 없는 채번은 … 받아들일 수
-    없습니다" against "번호에 결번이 없어야 합니다"."""
-    if not (b.author in a.opposes or a.author in b.opposes) or not _may_clash(a, b):
-        return False
-    return _word_count(_shared_words(a, b)) >= 1
-
-
-def _refused_in_words(a: Finding, b: Finding) -> bool:
-    """One asks something put in and the other not to put it in, in words
-    only, about one thing: "고객 주소는 인보이스 PDF 에 넣지 말아" against
-    "고객 주소가 없으니 추가해 주십시오" (three words in common besides the
-    concepts and the polite endings)."""
-    if not _may_clash(a, b):
-        return False
-    for one, other in ((a, b), (b, a)):
-        if ADD in one.prohibits and ADD in other.asks and ADD not in other.prohibits:
-            if _word_count(_shared_words(one, other)) >= 3:
-                return True
-    return False
-
-
-def _shared_words(a: Finding, b: Finding) -> set[str]:
-    """The words two points share, without the concepts (`~limit`) and the
-    pieces of a polite ending every Korean request holds ("주십시오")."""
-    return {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in _POLITE}
-
-
-# The two-syllable pieces of the endings requests are written in.
-_POLITE = frozenset(
-    ending[i:i + 2]
-    for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "입니다",
-                   "됩니다")
-    for i in range(len(ending) - 1))
-
-
-def _word_count(terms: set[str]) -> int:
-    """About how many words the shared terms are: a Korean word is kept as
-    the two-syllable pieces of it ("애플리케이션": 애플, 플리, 리케…), so a run of
-    pieces that follow one another counts once."""
-    korean = {t for t in terms if len(t) == 2 and "\uac00" <= t[0] <= "\ud7a3"}
-    follows = {t for t in korean if any(u[1] == t[0] for u in korean if u != t)}
-    return len(terms) - len(follows)
-
-
 def _value_keys(finding: Finding) -> set[str]:
     """The settings it gives a value to ("`Profile.name`을 `displayName`으로"
     gives `name` one, "`retention.ms` to 86400000" `ms`): a name it asks a
     value for is a name of its own, even inside a longer one (`displayname`)."""
     return {v.rsplit("@", 1)[1] for v in finding.values
             if "@" in v and v[:1] not in "+-!^~" and not v.endswith("@")}
-
-
-def _may_clash(a: Finding, b: Finding) -> bool:
-    """Neither said it does not conflict with the other, and their places
-    (files, routes, environments) may be the same."""
-    if b.author in a.agrees or a.author in b.agrees:
-        return False
-    return not (a.places and b.places and not same_place(a.places, b.places))
-
-
-def _quantity_in_words(a: Finding, b: Finding) -> bool:
-    """Neither names the setting in code, but both ask one quantity, at least
-    one as a bound, and no value meets both: "재시도는 세 번까지만" against
-    "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
-    "at least 200 messages a second". The points must share a concept
-    (`~retry`)."""
-    if not _may_clash(a, b):
-        return False
-    va, vb = _unnamed_quantities(a), _unnamed_quantities(b)
-    if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
-        return False
-    kinds = {_kind(v) for v in va} & {_kind(v) for v in vb}
-    va, vb = {v for v in va if _kind(v) in kinds}, {v for v in vb if _kind(v) in kinds}
-    if not va or not vb or _compatible(va, vb):
-        return False
-    return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
-
-
-def _retry_in_words(a: Finding, b: Finding) -> bool:
-    """Neither names it in code, but one asks for retries and the other
-    against them, about the same operation: "the job should try it again on
-    its own a few times" against "the job must never re-send a capture by
-    itself". (Two words of the points in common besides retrying.)"""
-    if not _may_clash(a, b):
-        return False
-    stances = {v for v in a.values if v.endswith("@~retry")}
-    theirs = {v for v in b.values if v.endswith("@~retry")}
-    if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
-        return False
-    common = {t for t in set(a.terms) & set(b.terms)
-              if not t.startswith("~") and t not in _RETRY_TERMS}
-    return len(common) >= 2
-
-
-_RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
-
-
-def _unnamed_quantities(finding: Finding) -> set[str]:
-    """Its values given to no named setting ("<=3회@"), without literals."""
-    return {v[:-1] for v in finding.values if v.endswith("@") and v[:1] not in "+-!="}
 
 
 def _named_in_words(a: Finding, b: Finding) -> set[str]:
@@ -354,20 +238,20 @@ def _other_value(a: Finding, b: Finding) -> bool:
     common = [(x, y) for x in va for y in vb if x and y and (
         x == y or (min(len(x), len(y)) >= 4 and (x.endswith("_" + y) or y.endswith("_" + x))))]
     if common:
-        return any(not _compatible(va[x], vb[y]) for x, y in common)
+        return any(not compatible(va[x], vb[y]) for x, y in common)
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
         if named and not any(_names(other, k) for k in named):
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
-    kinds_a, kinds_b = {_kind(v) for v in mine_all}, {_kind(v) for v in theirs_all}
+    kinds_a, kinds_b = {kind(v) for v in mine_all}, {kind(v) for v in theirs_all}
     if not kinds_a & kinds_b and ("number" not in kinds_a | kinds_b or any(
             v.startswith(("<=", ">=")) for v in mine_all | theirs_all)):
         # "300초" and "5MB": a time and a size are two settings (a bare 30 may
         # be either, but not a bound: "합계 30 이하" is no time).
         return False
-    return not _compatible(mine_all, theirs_all)
+    return not compatible(mine_all, theirs_all)
 
 
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
@@ -401,67 +285,6 @@ def _cache_conflict(a: Finding, b: Finding) -> bool:
     `max-age=3600`": two directives of one header that cannot both hold."""
     da, db = _cache_directives(a), _cache_directives(b)
     return any((x & da and y & db) or (x & db and y & da) for x, y in _CACHE_EXCLUSIVE)
-
-
-# Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
-_SCALE = {"ms": 0.001, "s": 1, "초": 1, "m": 60, "min": 60, "분": 60, "h": 3600, "시간": 3600,
-          "d": 86400, "일": 86400, "k": 1e3, "kb": 1e3, "mb": 1e6, "gb": 1e9,
-          "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30}
-
-
-def _compatible(mine: set[str], theirs: set[str]) -> bool:
-    """Some value of one meets some value of the other: the same value, or a
-    value inside the other's bound ("240초" meets "600초 이하")."""
-    return any(_meets(x, y) for x in mine for y in theirs)
-
-
-def _meets(x: str, y: str) -> bool:
-    if x == y:
-        return True
-    bx, nx, ux = _parse(x)
-    by, ny, uy = _parse(y)
-    if nx is None or ny is None or not (bx or by):
-        return False  # two values, not the same
-    if _kind(ux) != _kind(uy) or (ux not in _SCALE) != (uy not in _SCALE):
-        return False
-    nx, ny = nx * _SCALE.get(ux, 1), ny * _SCALE.get(uy, 1)
-    if bx and by:
-        # Two bounds meet unless one's floor is above the other's ceiling
-        # ("at most 600" and "at most 300" agree; "at least 400", "at most 365" do not).
-        if bx == by:
-            return True
-        low, high = (nx, ny) if bx == ">=" else (ny, nx)
-        return low <= high
-    bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
-    return value <= limit if bound == "<=" else value >= limit
-
-
-def _parse(value: str) -> tuple[str, float | None, str]:
-    """(bound, number, unit) of a stored value: "<=600초" is ("<=", 600.0, "초")."""
-    bound = value[:2] if value.startswith(("<=", ">=")) else ""
-    match = re.fullmatch(r"([\d.]+)\s*(\S*)", value[len(bound):])
-    if match is None:
-        return bound, None, ""
-    try:
-        return bound, float(match.group(1)), match.group(2).lower()
-    except ValueError:
-        return bound, None, ""
-
-
-_UNIT_KINDS = {
-    "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
-    "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
-    "share": ("%",),
-    "count": ("개", "건"),
-}
-
-
-def _kind(value: str) -> str:
-    """What a value measures: a literal, a plain number, a time, a size…"""
-    if value.startswith("="):
-        return "literal"
-    unit = re.sub(r"^(?:[<>]=)?[\d.]+", "", value).strip().lower()
-    return next((kind for kind, units in _UNIT_KINDS.items() if unit in units), unit or "number")
 
 
 def _by_setting(stored: list[str]) -> dict[str, set[str]]:

@@ -1,0 +1,68 @@
+"""Comparing the values two requests give one setting: the same value, or a
+value inside the other's bound ("240초" meets "600초 이하"), with units of one
+kind (times, sizes, shares, counts) brought to one scale. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
+SCALE = {"ms": 0.001, "s": 1, "초": 1, "m": 60, "min": 60, "분": 60, "h": 3600, "시간": 3600,
+          "d": 86400, "일": 86400, "k": 1e3, "kb": 1e3, "mb": 1e6, "gb": 1e9,
+          "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30}
+
+
+def compatible(mine: set[str], theirs: set[str]) -> bool:
+    """Some value of one meets some value of the other: the same value, or a
+    value inside the other's bound ("240초" meets "600초 이하")."""
+    return any(_meets(x, y) for x in mine for y in theirs)
+
+
+def _meets(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    bx, nx, ux = _parse(x)
+    by, ny, uy = _parse(y)
+    if nx is None or ny is None or not (bx or by):
+        return False  # two values, not the same
+    if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
+        return False
+    nx, ny = nx * SCALE.get(ux, 1), ny * SCALE.get(uy, 1)
+    if bx and by:
+        # Two bounds meet unless one's floor is above the other's ceiling
+        # ("at most 600" and "at most 300" agree; "at least 400", "at most 365" do not).
+        if bx == by:
+            return True
+        low, high = (nx, ny) if bx == ">=" else (ny, nx)
+        return low <= high
+    bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
+    return value <= limit if bound == "<=" else value >= limit
+
+
+def _parse(value: str) -> tuple[str, float | None, str]:
+    """(bound, number, unit) of a stored value: "<=600초" is ("<=", 600.0, "초")."""
+    bound = value[:2] if value.startswith(("<=", ">=")) else ""
+    match = re.fullmatch(r"([\d.]+)\s*(\S*)", value[len(bound):])
+    if match is None:
+        return bound, None, ""
+    try:
+        return bound, float(match.group(1)), match.group(2).lower()
+    except ValueError:
+        return bound, None, ""
+
+
+_UNIT_KINDS = {
+    "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
+    "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
+    "share": ("%",),
+    "count": ("개", "건"),
+}
+
+
+def kind(value: str) -> str:
+    """What a value measures: a literal, a plain number, a time, a size…"""
+    if value.startswith("="):
+        return "literal"
+    unit = re.sub(r"^(?:[<>]=)?[\d.]+", "", value).strip().lower()
+    return next((kind for kind, units in _UNIT_KINDS.items() if unit in units), unit or "number")

@@ -1,0 +1,136 @@
+"""Reversals read in words only: two points that name no setting in common
+but ask one thing two ways (a quantity with bounds no value meets, retries for
+and against, a fixed change asked back, an author said to be wrong by name,
+something asked added and asked kept out). Each needs the points to share
+words besides the concepts, and places that may be one. Pure; called by
+`bot.contradictions.reverses` when the points share no name in code.
+"""
+
+from __future__ import annotations
+
+from bot.demands import ADD, BACK
+from bot.finding import Finding, FindingStatus
+from bot.places import same_place
+from bot.quantities import compatible, kind
+
+
+def in_words(a: Finding, b: Finding) -> bool:
+    """Does one point reverse the other, read in words alone?"""
+    return (_quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
+            or _opposed_in_words(a, b) or _refused_in_words(a, b))
+
+
+def unnamed_quantities(finding: Finding) -> set[str]:
+    """Its values given to no named setting ("<=3회@"), without literals."""
+    return {v[:-1] for v in finding.values if v.endswith("@") and v[:1] not in "+-!="}
+
+
+def _back_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names it in code, but one asks to put back what the other,
+    fixed, got changed: "Please put the login limit back to 20 per minute"
+    after "the login limit … should be 5 attempts per minute"; "최소 길이는
+    원래대로 8자로" after "최소 길이는 … 12자여야". The points share two
+    words besides the concepts, and the one asking back gives a number, or
+    they share three ("Please bring back the type-DELETE step in the modal"
+    after "Replace the typed confirmation with a … button")."""
+    if not _may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if other.status is not FindingStatus.FIXED or BACK not in one.asks:
+            continue
+        words = _word_count(_shared_words(one, other))
+        if words >= 3 or (words >= 2 and (
+                any(x.startswith("num:") for x in one.anchors) or unnamed_quantities(one))):
+            return True
+    return False
+
+
+def _opposed_in_words(a: Finding, b: Finding) -> bool:
+    """One says it is against the other's author, and they share a word
+    besides the concepts: "finance-bot이 말한 결번 없는 채번은 … 받아들일 수
+    없습니다" against "번호에 결번이 없어야 합니다"."""
+    if not (b.author in a.opposes or a.author in b.opposes) or not _may_clash(a, b):
+        return False
+    return _word_count(_shared_words(a, b)) >= 1
+
+
+def _refused_in_words(a: Finding, b: Finding) -> bool:
+    """One asks something put in and the other not to put it in, in words
+    only, about one thing: "고객 주소는 인보이스 PDF 에 넣지 말아" against
+    "고객 주소가 없으니 추가해 주십시오" (three words in common besides the
+    concepts and the polite endings)."""
+    if not _may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if ADD in one.prohibits and ADD in other.asks and ADD not in other.prohibits:
+            if _word_count(_shared_words(one, other)) >= 3:
+                return True
+    return False
+
+
+def _shared_words(a: Finding, b: Finding) -> set[str]:
+    """The words two points share, without the concepts (`~limit`) and the
+    pieces of a polite ending every Korean request holds ("주십시오")."""
+    return {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in _POLITE}
+
+
+# The two-syllable pieces of the endings requests are written in.
+_POLITE = frozenset(
+    ending[i:i + 2]
+    for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "입니다",
+                   "됩니다")
+    for i in range(len(ending) - 1))
+
+
+def _word_count(terms: set[str]) -> int:
+    """About how many words the shared terms are: a Korean word is kept as
+    the two-syllable pieces of it ("애플리케이션": 애플, 플리, 리케…), so a run of
+    pieces that follow one another counts once."""
+    korean = {t for t in terms if len(t) == 2 and "\uac00" <= t[0] <= "\ud7a3"}
+    follows = {t for t in korean if any(u[1] == t[0] for u in korean if u != t)}
+    return len(terms) - len(follows)
+
+
+def _may_clash(a: Finding, b: Finding) -> bool:
+    """Neither said it does not conflict with the other, and their places
+    (files, routes, environments) may be the same."""
+    if b.author in a.agrees or a.author in b.agrees:
+        return False
+    return not (a.places and b.places and not same_place(a.places, b.places))
+
+
+def _quantity_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names the setting in code, but both ask one quantity, at least
+    one as a bound, and no value meets both: "재시도는 세 번까지만" against
+    "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
+    "at least 200 messages a second". The points must share a concept
+    (`~retry`)."""
+    if not _may_clash(a, b):
+        return False
+    va, vb = unnamed_quantities(a), unnamed_quantities(b)
+    if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
+        return False
+    kinds = {kind(v) for v in va} & {kind(v) for v in vb}
+    va, vb = {v for v in va if kind(v) in kinds}, {v for v in vb if kind(v) in kinds}
+    if not va or not vb or compatible(va, vb):
+        return False
+    return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
+
+
+def _retry_in_words(a: Finding, b: Finding) -> bool:
+    """Neither names it in code, but one asks for retries and the other
+    against them, about the same operation: "the job should try it again on
+    its own a few times" against "the job must never re-send a capture by
+    itself". (Two words of the points in common besides retrying.)"""
+    if not _may_clash(a, b):
+        return False
+    stances = {v for v in a.values if v.endswith("@~retry")}
+    theirs = {v for v in b.values if v.endswith("@~retry")}
+    if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
+        return False
+    common = {t for t in set(a.terms) & set(b.terms)
+              if not t.startswith("~") and t not in _RETRY_TERMS}
+    return len(common) >= 2
+
+
+_RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
