@@ -9,7 +9,7 @@ between reviewers (`bot.contradictions`). The owner's side is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from bot import wording as w
 from bot.contradictions import demands_of, probe, reverses
@@ -17,7 +17,6 @@ from bot.demands import asks, requests
 from bot.finding import (
     LOOSE,
     MATCH,
-    REVERSIBLE,
     STRONG,
     UNCERTAIN,
     Finding,
@@ -35,102 +34,13 @@ from bot.findings import (
     Act,
     Clause,
     Topic,
-    items,
-    point_numbers,
-    replies,
     restates,
-    reviewer_clause,
     score,
     starts_new_point,
     summary,
     topic,
 )
-from bot.textscan import errors_beside
-
-
-@dataclass
-class _Reading:
-    """One author's part of a turn, as its clauses are read in order: what
-    the turn has done to the ledger so far, and what every step reads."""
-
-    author: str
-    mine: list[Finding]  # the author's findings, in the order raised
-    others: set[str]  # the other reviewers
-    open_before: list[Finding]  # the author's findings open before this turn
-    rivals: list[Finding]  # other reviewers' points this turn could reverse
-    owner: dict[str, OwnerAction]  # what the owner's turn before did to each finding
-    decisions: dict[str, str]  # the progress judge's answers, by question key
-    parsed: list[tuple[int, str, Clause]]
-    numbers: dict[int, int]  # the number each numbered point carries
-    by_number: dict[int, int]  # points that answer a finding under its number
-    point_topic: dict[int, Topic]  # what each point is about, all its clauses together
-    point_text: dict[int, str]
-    quiet: bool
-    doubts: bool
-    messages: list[str]
-    repeated: set[str] = field(default_factory=set)
-    acked: set[str] = field(default_factory=set)
-    dropped: set[str] = field(default_factory=set)
-    new: list[Finding] = field(default_factory=list)
-    unsure: list[Finding] = field(default_factory=list)  # new findings close to an old one
-    # The finding each point is about.
-    point_finding: dict[int, Finding] = field(default_factory=dict)
-    # What a point's "아직 해결되지 않았습니다" repeated.
-    point_refs: dict[int, list[Finding]] = field(default_factory=dict)
-    taken_back: set[int] = field(default_factory=set)  # points that took back what this turn raised
-    # New findings from a point's statement without a request ("Account-level
-    # settings can be changed by anyone"): if the point then repeats a finding,
-    # that statement was the argument for it, not a finding of its own.
-    tentative: dict[int, Finding] = field(default_factory=dict)
-
-    @classmethod
-    def start(cls, findings: list[Finding], author: str, messages: list[str],
-              owner: dict[str, OwnerAction], decisions: dict[str, str]) -> _Reading:
-        mine = [f for f in findings if f.author == author]
-        parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
-        numbers = point_numbers(messages)
-        point_topic: dict[int, Topic] = {}
-        point_text: dict[int, str] = {}
-        for point, text, clause in parsed:
-            point_text[point] = point_text.get(point, "") + " " + text
-            t = point_topic.get(point)
-            point_topic[point] = clause.topic if t is None else Topic(
-                t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
-            )
-        for point, quote in replies(messages).items():
-            # "> `created_at`을 … 형식으로 변경했습니다 / 이 부분은 받아들이기
-            # 어렵습니다. … 원복해 주십시오": what a point answers under a
-            # quotation is what the quotation names.
-            if point in point_topic:
-                named = {a for a in topic(quote).strong if a.startswith(("code:", "path:"))}
-                t = point_topic[point]
-                point_topic[point] = Topic(t.anchors | named, t.terms)
-        return cls(
-            author=author, mine=mine, others={f.author for f in findings if f.author != author},
-            open_before=[f for f in mine if f.is_open],
-            rivals=[f for f in findings if f.author != author and f.status in REVERSIBLE],
-            owner=owner, decisions=decisions, parsed=parsed, numbers=numbers,
-            by_number=_reply_numbers(parsed, numbers, mine),
-            point_topic=point_topic, point_text=point_text,
-            # "Checked against the partner SDKs: both send `offset`. No findings
-            # from me.": a turn that says it asks for nothing states facts.
-            quiet=any(c.act is Act.FACT and w.NO_FINDINGS.search(t) for _, t, c in parsed),
-            # A turn that finds a reported fix wanting ("변경이 들어가 있지
-            # 않습니다"): its statements about the commit, and about what the fix
-            # should have changed, are the evidence, not new points.
-            doubts=_doubts(parsed),
-            messages=messages,
-        )
-
-    def errors_of(self, text: str) -> frozenset[str]:
-        """The errors in the fenced test output beside a clause."""
-        message = next((m for m in self.messages if text[:60] in m), "")
-        return errors_beside(message, text)
-
-    def still(self) -> list[Finding]:
-        """The author's open findings this turn has not yet called fixed or dropped."""
-        return [f for f in self.open_before
-                if f.label not in self.acked and f.label not in self.dropped]
+from bot.turn_reading import Reading
 
 
 def judge_author(
@@ -145,7 +55,7 @@ def judge_author(
     """Apply `author`'s messages of a reviewer turn to the ledger: new findings
     are appended to `findings`, what happened to each is recorded in `out`.
     `owner` is what the owner's turn before it did to each finding."""
-    r = _Reading.start(findings, author, messages, owner, decisions)
+    r = Reading.start(findings, author, messages, owner, decisions)
     for point, text, clause in r.parsed:
         if clause.act is Act.FACT or point in r.taken_back or (
                 r.quiet and clause.act is Act.FINDING and not asks(text)) or (
@@ -170,7 +80,7 @@ def judge_author(
     _settle(r, findings, round_no, out)
 
 
-def _reference(r: _Reading, point: int, clause: Clause) -> None:
+def _reference(r: Reading, point: int, clause: Clause) -> None:
     """"Still open", "2번은 여전히", "as I said": the findings it points at are repeated."""
     referenced = _referenced(clause, r.open_before, r.acked | r.dropped, r.mine)
     about = r.point_finding.get(point)
@@ -196,7 +106,7 @@ def _reference(r: _Reading, point: int, clause: Clause) -> None:
             r.point_finding[point] = referenced[0]
 
 
-def _targets(r: _Reading, point: int, text: str,
+def _targets(r: Reading, point: int, text: str,
              clause: Clause) -> tuple[Clause, list[Finding], float, bool]:
     """The author's findings a clause is about (none: a point of its own), how
     close the closest is, and whether it reverses another reviewer's point."""
@@ -246,7 +156,7 @@ def _targets(r: _Reading, point: int, text: str,
     return clause, targets, best, reversal
 
 
-def _said_again(r: _Reading, point: int, text: str, clause: Clause) -> list[Finding]:
+def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Finding]:
     """"…는 그대로입니다", "still …": said again, in other words. Or a
     paraphrase of a point the owner just refused or left alone. What this turn
     already called fixed or dropped is not repeated by it."""
@@ -270,7 +180,7 @@ def _said_again(r: _Reading, point: int, text: str, clause: Clause) -> list[Find
     return []
 
 
-def _acknowledge(r: _Reading, text: str, clause: Clause, targets: list[Finding]) -> None:
+def _acknowledge(r: Reading, text: str, clause: Clause, targets: list[Finding]) -> None:
     if clause.everything and len(targets) < 2:
         # "both look right", "모두 확인했습니다": not a point the owner refused.
         kept = [f for f in r.open_before if r.owner.get(f.label) is not OwnerAction.DECLINE]
@@ -294,7 +204,7 @@ def _acknowledge(r: _Reading, text: str, clause: Clause, targets: list[Finding])
     r.acked.update(f.label for f in targets)
 
 
-def _withdraw(r: _Reading, point: int, text: str, targets: list[Finding]) -> None:
+def _withdraw(r: Reading, point: int, text: str, targets: list[Finding]) -> None:
     if not targets:
         declined = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
         targets = declined or (r.open_before if len(r.open_before) == 1 else [])
@@ -316,7 +226,7 @@ def _withdraw(r: _Reading, point: int, text: str, targets: list[Finding]) -> Non
     r.dropped.update(f.label for f in targets)
 
 
-def _finding(r: _Reading, point: int, text: str, clause: Clause, targets: list[Finding],
+def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Finding],
              best: float, reversal: bool, count: int, round_no: int,
              out: RoundOutcome) -> None:
     """A finding clause: a repeat of one of the author's findings, or new."""
@@ -418,7 +328,7 @@ def _new_error(errors: frozenset[str], finding: Finding) -> bool:
                 and errors.isdisjoint(finding.errors))
 
 
-def _settle(r: _Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
+def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
     """Number the new findings, renumber the turn's list, and record what the
     turn did to each of the author's findings."""
     for n, finding in enumerate(r.new, start=len(findings) + 1):
@@ -453,32 +363,9 @@ _WHERE = re.compile(r"\S+(?:에서|에서도|에서는)(?!\S)"
                     r"|\b(?:on|in|at|against|locally|again|다시)\b(?:\s+(?:the\s+)?\S+)?", re.I)
 
 
-def _doubts(parsed: list[tuple[int, str, Clause]]) -> bool:
-    """The turn says a fix did not work ("해결되지 않았습니다", "still fails").
-    (Asked only for a bare acknowledgement, not for every clause.)"""
-    return any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
-               for _, t, c in parsed)
-
 def _lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
     """The finding stands for one point of the turn, not several."""
     return sum(1 for f in point_finding.values() if f is finding) == 1
-
-def _reply_numbers(
-    parsed: list[tuple[int, str, Clause]], numbers: dict[int, int], mine: list[Finding]
-) -> dict[int, int]:
-    """Numbered points that answer the author's findings by number: a list
-    that starts with "(1) confirmed." or does not start at 1 ("(3) looks good.
-    (2) still …") replies point by point; a list of new points starts at 1."""
-    if not numbers or not mine:
-        return {}
-    first: dict[int, Clause] = {}
-    for point, _, clause in parsed:
-        first.setdefault(point, clause)
-    answers = any(first[p].act in (Act.ACK, Act.REFERENCE, Act.WITHDRAW)
-                  for p in numbers if p in first)
-    if not answers and min(numbers.values()) == 1:
-        return {}
-    return {p: n for p, n in numbers.items() if n <= len(mine) or any(f.number == n for f in mine)}
 
 def _other_point(t: Topic, finding: Finding) -> bool:
     """A new point rather than the finding again: the same file or function with

@@ -1,0 +1,133 @@
+"""One reviewer's part of a turn as the ledger reads it (`Reading`): its
+clauses, points and numbers, what each point is about, and what the reading
+has done so far to the author's findings. `bot.reviewer_turn` reads the
+clauses in order, step by step, over one `Reading`. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot import wording as w
+from bot.finding import REVERSIBLE, Finding, OwnerAction
+from bot.findings import (
+    Act,
+    Clause,
+    Topic,
+    items,
+    point_numbers,
+    replies,
+    reviewer_clause,
+    topic,
+)
+from bot.textscan import errors_beside
+
+
+@dataclass
+class Reading:
+    """One author's part of a turn, as its clauses are read in order: what
+    the turn has done to the ledger so far, and what every step reads."""
+
+    author: str
+    mine: list[Finding]  # the author's findings, in the order raised
+    others: set[str]  # the other reviewers
+    open_before: list[Finding]  # the author's findings open before this turn
+    rivals: list[Finding]  # other reviewers' points this turn could reverse
+    owner: dict[str, OwnerAction]  # what the owner's turn before did to each finding
+    decisions: dict[str, str]  # the progress judge's answers, by question key
+    parsed: list[tuple[int, str, Clause]]
+    numbers: dict[int, int]  # the number each numbered point carries
+    by_number: dict[int, int]  # points that answer a finding under its number
+    point_topic: dict[int, Topic]  # what each point is about, all its clauses together
+    point_text: dict[int, str]
+    quiet: bool
+    doubts: bool
+    messages: list[str]
+    repeated: set[str] = field(default_factory=set)
+    acked: set[str] = field(default_factory=set)
+    dropped: set[str] = field(default_factory=set)
+    new: list[Finding] = field(default_factory=list)
+    unsure: list[Finding] = field(default_factory=list)  # new findings close to an old one
+    # The finding each point is about.
+    point_finding: dict[int, Finding] = field(default_factory=dict)
+    # What a point's "아직 해결되지 않았습니다" repeated.
+    point_refs: dict[int, list[Finding]] = field(default_factory=dict)
+    taken_back: set[int] = field(default_factory=set)  # points that took back what this turn raised
+    # New findings from a point's statement without a request ("Account-level
+    # settings can be changed by anyone"): if the point then repeats a finding,
+    # that statement was the argument for it, not a finding of its own.
+    tentative: dict[int, Finding] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, findings: list[Finding], author: str, messages: list[str],
+              owner: dict[str, OwnerAction], decisions: dict[str, str]) -> Reading:
+        mine = [f for f in findings if f.author == author]
+        parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
+        numbers = point_numbers(messages)
+        point_topic: dict[int, Topic] = {}
+        point_text: dict[int, str] = {}
+        for point, text, clause in parsed:
+            point_text[point] = point_text.get(point, "") + " " + text
+            t = point_topic.get(point)
+            point_topic[point] = clause.topic if t is None else Topic(
+                t.anchors | clause.topic.anchors, t.terms | clause.topic.terms
+            )
+        for point, quote in replies(messages).items():
+            # "> `created_at`을 … 형식으로 변경했습니다 / 이 부분은 받아들이기
+            # 어렵습니다. … 원복해 주십시오": what a point answers under a
+            # quotation is what the quotation names.
+            if point in point_topic:
+                named = {a for a in topic(quote).strong if a.startswith(("code:", "path:"))}
+                t = point_topic[point]
+                point_topic[point] = Topic(t.anchors | named, t.terms)
+        return cls(
+            author=author, mine=mine, others={f.author for f in findings if f.author != author},
+            open_before=[f for f in mine if f.is_open],
+            rivals=[f for f in findings if f.author != author and f.status in REVERSIBLE],
+            owner=owner, decisions=decisions, parsed=parsed, numbers=numbers,
+            by_number=_reply_numbers(parsed, numbers, mine),
+            point_topic=point_topic, point_text=point_text,
+            # "Checked against the partner SDKs: both send `offset`. No findings
+            # from me.": a turn that says it asks for nothing states facts.
+            quiet=any(c.act is Act.FACT and w.NO_FINDINGS.search(t) for _, t, c in parsed),
+            # A turn that finds a reported fix wanting ("변경이 들어가 있지
+            # 않습니다"): its statements about the commit, and about what the fix
+            # should have changed, are the evidence, not new points.
+            doubts=_doubts(parsed),
+            messages=messages,
+        )
+
+    def errors_of(self, text: str) -> frozenset[str]:
+        """The errors in the fenced test output beside a clause."""
+        message = next((m for m in self.messages if text[:60] in m), "")
+        return errors_beside(message, text)
+
+    def still(self) -> list[Finding]:
+        """The author's open findings this turn has not yet called fixed or dropped."""
+        return [f for f in self.open_before
+                if f.label not in self.acked and f.label not in self.dropped]
+
+
+def _doubts(parsed: list[tuple[int, str, Clause]]) -> bool:
+    """The turn says a fix did not work ("해결되지 않았습니다", "still fails").
+    (Asked only for a bare acknowledgement, not for every clause.)"""
+    return any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
+               for _, t, c in parsed)
+
+
+def _reply_numbers(
+    parsed: list[tuple[int, str, Clause]], numbers: dict[int, int], mine: list[Finding]
+) -> dict[int, int]:
+    """Numbered points that answer the author's findings by number: a list
+    that starts with "(1) confirmed." or does not start at 1 ("(3) looks good.
+    (2) still …") replies point by point; a list of new points starts at 1."""
+    if not numbers or not mine:
+        return {}
+    first: dict[int, Clause] = {}
+    for point, _, clause in parsed:
+        first.setdefault(point, clause)
+    answers = any(first[p].act in (Act.ACK, Act.REFERENCE, Act.WITHDRAW)
+                  for p in numbers if p in first)
+    if not answers and min(numbers.values()) == 1:
+        return {}
+    return {p: n for p, n in numbers.items() if n <= len(mine) or any(f.number == n for f in mine)}
