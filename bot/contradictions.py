@@ -33,7 +33,8 @@ from bot.values import setting_values
 from bot.wording import is_file
 
 
-def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None:
+def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
+              reported: frozenset[str] = frozenset()) -> None:
     """A new finding that reverses another: the same anchor, the opposite request
     or another value. Another author's open or fixed finding makes a
     contradiction (a fixed one becomes contested); the author's own is withdrawn."""
@@ -44,7 +45,7 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int) -> None
                 continue
             if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
                 continue  # each pair of this turn's findings once
-            if not reverses(finding, other):
+            if not reverses(finding, other, reported):
                 continue
             if other.author == finding.author and finding.direction * other.direction != -1:
                 # Its own finding with another value or wording: a second
@@ -97,7 +98,9 @@ def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
     return Finding(label="F0", author=author, summary="", anchors=sorted(t.anchors),
                    terms=sorted(t.terms), **demands_of(text, others))
 
-def reverses(a: Finding, b: Finding) -> bool:
+def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> bool:
+    """Does `a` reverse `b`? `reported`: findings the owner's turn before
+    reported a fix for (the change is made, whoever has confirmed it)."""
     # (A unit, `ms` of `session.timeout.ms` and of `max.poll.interval.ms`, is
     # the last word of two names, not one setting, unless both give it a value:
     # `retention.ms` 86400000 and 604800000.)
@@ -109,7 +112,7 @@ def reverses(a: Finding, b: Finding) -> bool:
     shared |= _named_in_words(a, b) | _named_in_words(b, a)
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
-        return in_words(a, b)
+        return in_words(a, b, reported)
     if not any(_names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -128,7 +131,7 @@ def reverses(a: Finding, b: Finding) -> bool:
         # "Please revert that part", "원복해 주십시오": undoing the change another
         # reviewer's fixed finding asked for, on its anchor; "방금 추가한 인덱스는
         #빼 주십시오": removing a name it asked for.
-        if other.status is FindingStatus.FIXED and (_REVERT.intersection(one.asks) or (
+        if _made(other, reported) and (_REVERT.intersection(one.asks) or (
                 other.direction != -1 and _removed(one, other))):
             return True
     for one, other in ((a, b), (b, a)):
@@ -293,3 +296,8 @@ def _by_setting(stored: list[str]) -> dict[str, set[str]]:
         value, _, key = item.rpartition("@") if "@" in item else (item, "", "")
         out.setdefault(key, set()).add(value)
     return out
+
+
+def _made(finding: Finding, reported: frozenset[str]) -> bool:
+    """The change it asked for is made: it is fixed, or a fix was just reported."""
+    return finding.status is FindingStatus.FIXED or finding.label in reported

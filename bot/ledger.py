@@ -19,7 +19,6 @@ from bot.finding import (
     FindingStatus,
     OwnerAction,
     RoundOutcome,
-    apply_round,
 )
 from bot.reviewer_turn import judge_author
 
@@ -39,16 +38,13 @@ def judge_round(
     """
     out = RoundOutcome()
     owner = owner or {}
-    spoke: set[str] = set()
     for author, messages in turns:
-        spoke.add(author)
         judge_author(findings, author, messages, owner, round_no, out, decisions or {})
-    for finding in findings:
-        if finding.author not in spoke and owner.get(finding.label) is OwnerAction.FIX:
-            # A fix reported for a reviewer who stayed silent in the turn that
-            # completes the round: its author did not repeat it, so it is fixed.
-            apply_round(finding, OwnerAction.FIX, set(), set(), set(), round_no, out)
-    reversals(findings, out, round_no)
+    # (A fix reported for a reviewer who stayed silent leaves its point open:
+    # only its author can say it holds. But the change is made, and another
+    # reviewer asking it undone reverses it.)
+    reported = frozenset(label for label, action in owner.items() if action is OwnerAction.FIX)
+    reversals(findings, out, round_no, reported)
     return out
 
 def apply_ruling(findings: list[Finding], upheld: str, retired: str, round_no: int) -> bool:

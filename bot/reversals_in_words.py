@@ -14,10 +14,12 @@ from bot.places import same_place
 from bot.quantities import compatible, kind
 
 
-def in_words(a: Finding, b: Finding) -> bool:
-    """Does one point reverse the other, read in words alone?"""
-    return (_quantity_in_words(a, b) or _retry_in_words(a, b) or _back_in_words(a, b)
-            or _opposed_in_words(a, b) or _refused_in_words(a, b))
+def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> bool:
+    """Does one point reverse the other, read in words alone? `reported`:
+    findings a fix was just reported for."""
+    return (_quantity_in_words(a, b) or _retry_in_words(a, b)
+            or _back_in_words(a, b, reported) or _opposed_in_words(a, b)
+            or _refused_in_words(a, b))
 
 
 def unnamed_quantities(finding: Finding) -> set[str]:
@@ -25,7 +27,7 @@ def unnamed_quantities(finding: Finding) -> set[str]:
     return {v[:-1] for v in finding.values if v.endswith("@") and v[:1] not in "+-!="}
 
 
-def _back_in_words(a: Finding, b: Finding) -> bool:
+def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     """Neither names it in code, but one asks to put back what the other,
     fixed, got changed: "Please put the login limit back to 20 per minute"
     after "the login limit … should be 5 attempts per minute"; "최소 길이는
@@ -36,7 +38,8 @@ def _back_in_words(a: Finding, b: Finding) -> bool:
     if not _may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
-        if other.status is not FindingStatus.FIXED or BACK not in one.asks:
+        if not (other.status is FindingStatus.FIXED or other.label in reported) or (
+                BACK not in one.asks):
             continue
         words = _word_count(_shared_words(one, other))
         if words >= 3 or (words >= 2 and (

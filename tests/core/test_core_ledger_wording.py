@@ -1521,20 +1521,20 @@ def test_a_cache_key_is_one_name_not_a_key_and_its_value() -> None:
     assert not reverses(shorter, longer) and reverses(same, longer)
 
 
-def test_a_fix_reported_for_a_silent_reviewer_is_fixed_and_undoing_it_is_a_contradiction() -> None:
+def test_a_fix_reported_for_a_silent_reviewer_stays_open_and_undoing_it_is_a_contradiction() -> None:
     sim = Sim(stall_threshold=2)
     sim.say(Role.USER, "신규 체크아웃 플로우를 feature flag 뒤에 넣어 주세요.")
     sim.say(Role.OWNER, "STEP_DONE\n`flags/checkout.yaml`에 `new_checkout_enabled: false`를 추가했습니다.")
     sim.say(Role.REVIEWER, "DONE_WITH_CONCERNS\nproduction에서는 `new_checkout_enabled`가 `true`여야 합니다.",
             author="product-bot")
     sim.say(Role.OWNER, "STEP_DONE\n- production `new_checkout_enabled: true`로 변경 (commit d7e3a90)")
-    # product-bot stays silent: it did not repeat its point, so the fix holds.
+    # product-bot stays silent: only it can say the fix holds, so its point
+    # stays open; but the change is made, and sre-bot asks it undone.
     sim.say(Role.REVIEWER, "DONE_WITH_CONCERNS\n- production의 `new_checkout_enabled: true` 변경은 "
                            "되돌려야 합니다.", author="sre-bot")
     sim.end()
     first = next(f for f in sim.state.findings if f.author == "product-bot")
-    assert first.status is FindingStatus.CONTESTED
-    assert "R2: fix_reported, fixed" in first.history
+    assert first.status is FindingStatus.OPEN
     assert [d.trigger for d in sim.deadlocks()] == [Trigger.CONTRADICTION]
 
 
