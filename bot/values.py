@@ -113,6 +113,11 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
+        test = _TEST_ASKED.search(clause)
+        if test:
+            # "add a test that `first: 101` is rejected": a test's inputs, not
+            # values asked (what comes before it may still ask one).
+            clause = clause[:test.start()] if test.group(0)[:1] != "테" else clause[:0]
         refused_ko = _NOT_THIS_KO.search(clause)
         skip = refused_ko.end() if refused_ko else 0  # values before it are not asked
         setting = _Settings(before, clause)
@@ -259,6 +264,13 @@ _UPPER_BEFORE = re.compile(
     # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)
     r"(?:at\s+most|under|below|(?<!\bgo\s)(?<!\bgoes\s)(?<!\bit\s)(?<!\bbump\s)(?<!\braise\s)up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
     r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
+# A request for a test: the values in it are the test's inputs.
+_TEST_ASKED = re.compile(
+    r"\b(?:add|write|need|needs|missing)\s+(?:a\s+|an\s+|one\s+more\s+)?(?:unit\s+|regression\s+)?tests?\s+(?:that|for|where|with|case)\b"
+    r"|테스트(?:를|도|가)?\s*(?:하나\s*)?(?:추가|작성|넣어)", re.I)
+_REFUSED_BEYOND = re.compile(
+    r"\b(?:reject|refuse|deny|block|disallow|forbid)\w*\s+(?:anything|any\s+value|values?|requests?|calls?)?"
+    r"\s*(above|over|more|greater|below|under|less)(?:\s+than)?\s*`?$", re.I)
 _LOWER_BEFORE = re.compile(
     r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
     r"|최소(?:값|치)?(?:을|를|은|는|이|가)?|하한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
@@ -272,6 +284,10 @@ def _bound(clause: str, start: int, end: int) -> str:
     if _LOWER_AFTER.match(clause, end):
         return ">="
     before = clause[max(0, start - 60):start]
+    refused = _REFUSED_BEYOND.search(before)
+    if refused:
+        # "reject anything above 100": at most 100 is what is asked.
+        return ">=" if refused.group(1).lower() in ("below", "under", "less") else "<="
     return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
 
 

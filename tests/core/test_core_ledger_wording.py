@@ -1935,3 +1935,16 @@ def test_review_both_over_two_points_names_nothing_new() -> None:
         "`api/orders.py`의 `list_orders`, `cancel_order`, `refund_order` 핸들러는 모두 인증 검사가 "
         "빠져 있습니다."])], {"F1": OwnerAction.DECLINE, "F2": OwnerAction.DECLINE}, 2)
     assert out.raised == ["F3"]
+
+
+def test_rejecting_values_above_a_number_caps_it_and_a_test_s_inputs_ask_nothing() -> None:
+    assert setting_values("`first` must be capped: reject anything above 100.") == {"<=100@first"}
+    assert setting_values("`timeout` should be above 30.") == {">=30@timeout"}
+    assert setting_values("Add a test that `first: 101` is rejected; I only see the one for 100.") \
+        == set()
+    # What comes before the test is still asked; the test's input is not.
+    kept = setting_values("Keep `MAX_RETRIES = 3`, and add a test that `MAX_RETRIES = 9` is rejected.")
+    assert kept and not any("9" in v for v in kept), kept
+    cap = _finding("F1", "perf-bot", "`first` must be capped: reject anything above 100.")
+    default = _finding("F2", "api-bot", "Default `first` to 20; that's within perf-bot's cap of 100.")
+    assert not reverses(default, cap)
