@@ -22,6 +22,7 @@ from bot.finding import (
     Finding,
     FindingStatus,
     RoundOutcome,
+    is_made,
 )
 from bot.findings import (
     Topic,
@@ -131,7 +132,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         # "Please revert that part", "원복해 주십시오": undoing the change another
         # reviewer's fixed finding asked for, on its anchor; "방금 추가한 인덱스는
         #빼 주십시오": removing a name it asked for.
-        if _made(other, reported) and (_REVERT.intersection(one.asks) or (
+        if is_made(other, reported) and (_REVERT.intersection(one.asks) or (
                 other.direction != -1 and _removed(one, other))):
             return True
     for one, other in ((a, b), (b, a)):
@@ -296,8 +297,3 @@ def _by_setting(stored: list[str]) -> dict[str, set[str]]:
         value, _, key = item.rpartition("@") if "@" in item else (item, "", "")
         out.setdefault(key, set()).add(value)
     return out
-
-
-def _made(finding: Finding, reported: frozenset[str]) -> bool:
-    """The change it asked for is made: it is fixed, or a fix was just reported."""
-    return finding.status is FindingStatus.FIXED or finding.label in reported

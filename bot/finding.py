@@ -244,6 +244,12 @@ def supersede(
             out.fixed.append(old.label)
 
 
+def is_made(finding: Finding, reported: frozenset[str]) -> bool:
+    """The change it asked for is made: it is fixed, or the owner's turn
+    before just reported a fix for it (whoever has confirmed it)."""
+    return finding.status is FindingStatus.FIXED or finding.label in reported
+
+
 def test_anchors(finding: Finding) -> set[str]:
     """Its anchors that name a test (`test_backfill`, `test_legacy.py`,
     `tests/payments`; not `pytest`, `latest`, `contest`)."""

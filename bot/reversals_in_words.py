@@ -9,7 +9,7 @@ words besides the concepts, and places that may be one. Pure; called by
 from __future__ import annotations
 
 from bot.demands import ADD, BACK
-from bot.finding import Finding, FindingStatus
+from bot.finding import Finding, is_made
 from bot.places import same_place
 from bot.quantities import compatible, kind
 
@@ -38,8 +38,7 @@ def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     if not _may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
-        if not (other.status is FindingStatus.FIXED or other.label in reported) or (
-                BACK not in one.asks):
+        if not is_made(other, reported) or BACK not in one.asks:
             continue
         words = _word_count(_shared_words(one, other))
         if words >= 3 or (words >= 2 and (
