@@ -99,7 +99,7 @@ class SqliteStorage(Storage):
             # Before anything writes (even the switch to WAL): a newer release's
             # database is left exactly as it was.
             self._check_version(await self._schema_version())
-            await self._db.execute("PRAGMA journal_mode=WAL")
+            await self._enter_wal()
             await self._db.execute("PRAGMA synchronous=NORMAL")
             await self._db.execute("PRAGMA foreign_keys=ON")
             await self._migrate()
@@ -109,6 +109,27 @@ class SqliteStorage(Storage):
             if isinstance(exc, sqlite3.Error):
                 raise DatabaseUnusable(self._explain(exc)) from None
             raise
+
+    async def _enter_wal(self) -> None:
+        """Switch the file to WAL, retrying while another connection holds it.
+
+        SQLite answers this one statement with SQLITE_BUSY at once, without
+        the busy handler, when another connection is reading or switching the
+        same fresh file (instances started together): the busy timeout is
+        applied here by hand so they wait for each other like any other write.
+        """
+        deadline = asyncio.get_running_loop().time() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                await self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = getattr(exc, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+                if not busy or asyncio.get_running_loop().time() + pause > deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     async def _schema_version(self) -> int:
         async with self.db.execute(

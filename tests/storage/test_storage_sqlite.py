@@ -3,6 +3,7 @@ both backends keep is test_storage_contract.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,6 +29,23 @@ async def test_migrations_apply_once_and_use_wal(tmp_path: Path) -> None:
     mode = await s2._all("PRAGMA journal_mode")
     assert mode[0]["journal_mode"] == "wal"
     await s2.close()
+
+
+async def test_instances_opening_a_new_file_together_wait_for_the_wal_switch(
+        tmp_path: Path) -> None:
+    # SQLite refuses the switch to WAL at once (no busy handler) while another
+    # connection reads or switches the same fresh file; it happened in a few
+    # percent of four-way starts, so many fresh files are tried here.
+    for attempt in range(60):
+        stores = [SqliteStorage(str(tmp_path / f"{attempt}.db")) for _ in range(4)]
+        results = await asyncio.gather(*(s.open() for s in stores), return_exceptions=True)
+        for s in stores:
+            await s.close()
+        assert [r for r in results if r is not None] == [], f"attempt {attempt}"
+    reopened = await opened(tmp_path / "0.db")
+    mode = await reopened._all("PRAGMA journal_mode")
+    await reopened.close()
+    assert mode[0]["journal_mode"] == "wal"
 
 
 async def test_context_queries_use_the_turn_index(tmp_path: Path) -> None:
