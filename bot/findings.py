@@ -94,7 +94,7 @@ def word_stem(word: str) -> str:
 
 @lru_cache(maxsize=4096)
 def topic(text: str) -> Topic:
-    raw = unicodedata.normalize("NFKC", w.URL.sub(" ", text))
+    raw = w.ungrouped(unicodedata.normalize("NFKC", w.URL.sub(" ", text)))
     anchors: set[str] = set()
     for match in w.PATH.finditer(raw):
         path = match.group(1).lower()

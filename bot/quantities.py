@@ -24,11 +24,13 @@ def _meets(x: str, y: str) -> bool:
         return True
     bx, nx, ux = _parse(x)
     by, ny, uy = _parse(y)
-    if nx is None or ny is None or not (bx or by):
-        return False  # two values, not the same
+    if nx is None or ny is None:
+        return False  # two literals, not the same
     if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
         return False
     nx, ny = nx * SCALE.get(ux, 1), ny * SCALE.get(uy, 1)
+    if not (bx or by):
+        return nx == ny  # one value written twice: "30s" and "30초", "3000원" and "3000 won"
     if bx and by:
         # Two bounds meet unless one's floor is above the other's ceiling
         # ("at most 600" and "at most 300" agree; "at least 400", "at most 365" do not).
@@ -57,6 +59,9 @@ _UNIT_KINDS = {
     "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
     "share": ("%",),
     "count": ("개", "건"),
+    # Money: one currency's words (no rates between currencies here).
+    "krw": ("원", "won", "krw"),
+    "usd": ("달러", "usd"),
 }
 
 

@@ -89,7 +89,7 @@ def setting_values(text: str) -> frozenset[str]:
     to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
     and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
-    text = _clock(_numerals(text))
+    text = _clock(_numerals(w.ungrouped(text)))
     stances: set[int] = set()
     timing: set[int] = set()
     for clause in asked(text):

@@ -178,8 +178,19 @@ FIXED_WORD = (r"(?<!\bthe\s)(?<!\ba\s)fixed(?!\s*(?:-|\d|window|size|width|point
 # Any Korean verb's "must": 바꿔야 합니다, 두어야 합니다, no-store여야 합니다.
 MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
 MUST_KO = r"[가-힣]" + MUST_KO_END
-# The units a value is written with (5MB, 300초, 30s, 90%).
-VALUE_UNITS = r"km|k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회|시각"
+# The units a value is written with (5MB, 300초, 30s, 90%, 3,000원).
+VALUE_UNITS = (r"km|k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회|시각"
+               r"|원|won|krw|달러|usd|eur|엔|jpy")
+# "3,000", "1,000,000": one number written in groups of three digits.
+DIGIT_GROUPS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d|[.,]\d)")
+
+
+def ungrouped(text: str) -> str:
+    """The text with its digit groups joined: "3,000원" reads as "3000원"
+    (not as 3 and 000)."""
+    if "," not in text:
+        return text
+    return DIGIT_GROUPS.sub(lambda m: m.group(0).replace(",", ""), text)
 # After "now", verbs that report something worse (never a fix or an
 # acknowledgement); "this" and "was" are not verbs at all.
 WORSE = (r"(?:fails|breaks|crashes|errors|throws|times|raises|leaks|hangs|drops|loses|this|was|has"

@@ -1948,3 +1948,27 @@ def test_rejecting_values_above_a_number_caps_it_and_a_test_s_inputs_ask_nothing
     cap = _finding("F1", "perf-bot", "`first` must be capped: reject anything above 100.")
     default = _finding("F2", "api-bot", "Default `first` to 20; that's within perf-bot's cap of 100.")
     assert not reverses(default, cap)
+
+
+def test_a_number_in_groups_of_three_digits_is_one_value() -> None:
+    # "3,000원" is three thousand won, not 3 and 000: two reviewers asking
+    # 3,000 and 2,000 for one setting no longer share "000".
+    assert setting_values("`remote_surcharge`를 2,000원으로 내려 주세요.") == {
+        "2000원@remote_surcharge"}
+    assert setting_values("Set `MAX_ROWS` to 1,000,000.") == {"1000000@max_rows"}
+    anchors = topic("`remote_surcharge`를 3,000원으로 올려야 합니다.").anchors
+    assert "num:3000" in anchors and "num:000" not in anchors
+    # A list of points is not a number.
+    assert selectors("1, 2, and 3 are still open")[0] == (1, 2, 3)
+
+
+def test_one_value_in_two_units_is_no_contradiction() -> None:
+    from bot.quantities import compatible
+
+    assert compatible({"30s"}, {"30초"}) and compatible({"60s"}, {"1m"})
+    assert compatible({"3000원"}, {"3000won"})
+    assert not compatible({"30s"}, {"31초"}) and not compatible({"2000원"}, {"3000원"})
+    pricing = _finding("F1", "pricing-bot", "`remote_surcharge`를 3,000원으로 올려야 합니다.")
+    ops = _finding("F2", "ops-bot", "`remote_surcharge`를 2,000원으로 내려 주세요.")
+    same = _finding("F3", "ops-bot", "Please set `remote_surcharge` to 3,000 won.")
+    assert reverses(ops, pricing) and not reverses(same, pricing)
