@@ -220,8 +220,10 @@ def _other_value(a: Finding, b: Finding) -> bool:
         # "`collapse_key`는 설정하지 말고" against "`collapse_key`를
         # `order_{order_id}`로 설정해": not set at all, against a value for it.
         gone = {v[2:] for v in one.values if v.startswith("-@")} - _value_keys(one)
+        # ("Turn `X` off" and "`X=false`" ask one thing of a switch.)
         if gone and any(v[:1] not in "+-!^~" and "@" in v and not v.endswith("@")
-                        and v.rsplit("@", 1)[1] in gone for v in other.values):
+                        and v.rsplit("@", 1)[1] in gone
+                        and v.rsplit("@", 1)[0] != _SWITCHED["-"] for v in other.values):
             return True
     # One asks for a name the other asks to be rid of ("add `--frozen-lockfile`",
     # retries for and against), or keeps as it is ("`created_at`은 지금처럼
@@ -258,10 +260,19 @@ def _other_value(a: Finding, b: Finding) -> bool:
     return not compatible(mine_all, theirs_all)
 
 
+_SWITCHED = {"+": "=true", "-": "=false"}
+
+
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
     """A name one finding asks `one` of (`+@x`) and the other `other` of (`-@x`)."""
     def names(f: Finding, sign: str) -> set[str]:
-        return {v[2:] for v in f.values if v.startswith(sign + "@")}
+        named = {v[2:] for v in f.values if v.startswith(sign + "@")}
+        if sign in _SWITCHED:
+            # "`LOG_REQUEST_BODIES=false`" asks the switch off as "turn it
+            # off" does; "turn it back on" is then its opposite.
+            named |= {v.rsplit("@", 1)[1] for v in f.values
+                      if v.rsplit("@", 1)[0] == _SWITCHED[sign] and not v.endswith("@")}
+        return named
     return bool(names(a, one) & names(b, other) or names(a, other) & names(b, one))
 
 

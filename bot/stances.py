@@ -31,6 +31,9 @@ _PRESENT = re.compile(
     # "needs to log `user_email` again", "put `X` back"
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)(?<!no\s)\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
     r"`([^`\n]{1,60})`\s+(?:again|back)\b"
+    # "turn `X` back on", "turn on `X`", "`X`를 다시 켜 주세요": a switch on.
+    r"|(?<!never\s)(?<!not\s)(?<!n't\s)\bturn\s+(?:on\s+`([^`\n]{1,60})`|`([^`\n]{1,60})`\s+(?:back\s+)?on\b)"
+    r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?켜(?:\s*(?:주|야|두)|고|\.|$)"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
     # "`offset` must stay", "`X` has to remain"
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
@@ -44,6 +47,9 @@ _ABSENT = re.compile(
     r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
     r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "turn `X` off", "turn off `X`", "`X`는 꺼 주세요": a switch off.
+    r"|(?<!never\s)(?<!not\s)(?<!n't\s)\bturn\s+(?:off\s+`([^`\n]{1,60})`|`([^`\n]{1,60})`\s+(?:back\s+)?off\b)"
+    r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주|야|두)|고|\.|$)"
     # "`user_email` must not be written to the audit log"
     r"|`([^`\n]{1,60})`\s+(?:must|should|may)\s*(?:not|never|n't)\s+be\s+"
     r"(?:written|logged|stored|kept|included|sent|exposed|persisted|returned|shown|recorded)\b"

@@ -67,6 +67,9 @@ _LITERAL = re.compile(
     r"|\bset\s+`([A-Za-z_][\w.]*\s*=\s*[^`=\n]{1,40})`",
     re.I,
 )
+# A switch's value however written: "set it to `on`" asks what "= true" does.
+_BOOLEAN = {"on": "true", "yes": "true", "enabled": "true", "off": "false", "no": "false",
+            "disabled": "false"}
 # "Do not set X to …": what follows is the value not wanted.
 _NOT_THIS = re.compile(
     r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
@@ -167,7 +170,8 @@ def setting_values(text: str) -> frozenset[str]:
                 named.istitle() and named.isalpha())
             fixed = bool(match.group(5)) and _FIX_TO.search(match.group(0))
             if named and not (assigned or constant or fixed or named.startswith(("'", '"'))) and (
-                _CODE_NAME.fullmatch(literal) and literal not in ("none", "true", "false")
+                _CODE_NAME.fullmatch(literal)
+                and literal not in ("none", "true", "false", *_BOOLEAN)
             ):
                 continue  # "switch to `orjson`", "`orjson`으로 바꿔": a name, not a value
             if spanned and spanned.startswith("/") and not assigned:
@@ -180,6 +184,7 @@ def setting_values(text: str) -> frozenset[str]:
             if NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
+                literal = _BOOLEAN.get(literal, literal)  # `on` and `true`: one value
                 add("=" + " ".join(literal.split()), at, key)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard

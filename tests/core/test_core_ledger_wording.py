@@ -1972,3 +1972,17 @@ def test_one_value_in_two_units_is_no_contradiction() -> None:
     ops = _finding("F2", "ops-bot", "`remote_surcharge`를 2,000원으로 내려 주세요.")
     same = _finding("F3", "ops-bot", "Please set `remote_surcharge` to 3,000 won.")
     assert reverses(ops, pricing) and not reverses(same, pricing)
+
+
+def test_a_switch_turned_on_against_one_asked_off_is_a_contradiction() -> None:
+    assert setting_values("Please turn `LOG_REQUEST_BODIES` back on in prod.") == {
+        "+@log_request_bodies"}
+    assert setting_values("`LOG_REQUEST_BODIES`는 꺼 주세요.") == {"-@log_request_bodies"}
+    assert setting_values("do not turn `X` off") == frozenset()
+    assert setting_values("`X`를 켜서 확인했습니다") == frozenset()  # a report, not a request
+    # "on" and "true" are one value of a switch.
+    assert setting_values("Set `DEBUG` to `on`.") == setting_values("Set `DEBUG` to `true`.")
+    off = _finding("F1", "sec-bot", "Set `LOG_REQUEST_BODIES=false` in prod; we are in PCI scope.")
+    on = _finding("F3", "support-bot", "Please turn `LOG_REQUEST_BODIES` back on in prod.")
+    also_off = _finding("F4", "ops-bot", "Turn `LOG_REQUEST_BODIES` off in prod too.")
+    assert reverses(on, off) and not reverses(also_off, off)
