@@ -144,11 +144,13 @@ _PROHIBITED_KO = re.compile(
     r"|([가-힣]{2,4}?)(?:으로|로)\s*(?:바꾸|변경하|전환하)지\s*(?:말|마)"
     # "PDF 에 넣지 말아 주십시오": a verb of one syllable.
     r"|(?<![가-힣])(넣|빼|켜|끄|쓰)지\s*(?:말|마세요|마십시오)"
+    # "`NOT NULL`은 걸면 안 됩니다": the same, before "면 안".
+    r"|(?<![가-힣])(넣|빼|켜|끄|쓰|걸)(?:으)?면\s*안\s*(?:됩|되|돼)"
 )
 # Putting something in, in any of its words: "넣지 말아" refuses what "추가해
 # 주십시오" and "들어가야 합니다" ask (`~add`).
 ADD = "~add"
-_ADD_WORDS = ("넣", "추가", "포함", "들어가", "add", "include")
+_ADD_WORDS = ("넣", "걸", "추가", "포함", "들어가", "add", "include")
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
     r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
@@ -172,6 +174,8 @@ def prohibited(text: str) -> frozenset[str]:
         for match in _PROHIBITED_KO.finditer(clause):
             word = next(g for g in match.groups() if g)
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
+            if match.group(3) and word.endswith("으") and len(word) == 2:
+                word = word[0]  # "넣으면 안 됩니다": 넣
             if word in _ADD_WORDS:
                 out.add(ADD)  # ("don't add", "넣지 말아": adding, in any of its words)
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
@@ -274,8 +278,10 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.add(word_stem(first.group(1).lower()))
         if _BACK.search(clause):
             out.add(BACK)
-    if out & set(_ADD_WORDS) or any(v.startswith("넣") for v in out):
-        out.add(ADD)  # ("넣어 주십시오" holds 넣어, never 넣 alone)
+    if out & set(_ADD_WORDS) or any(v.startswith(("넣", "걸어")) for v in out):
+        # ("넣어 주십시오" holds 넣어, never 넣 alone; "`NOT NULL`을 걸어야"
+        # puts a constraint in.)
+        out.add(ADD)
     return frozenset(out - _NOT_A_DEMAND)
 
 

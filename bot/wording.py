@@ -313,6 +313,8 @@ CHECKED_MARK = "✓ "
 # (바꿔야, 만들어 두어야, no-store여야). `bot.demands.asks` adds imperatives.
 ASKS = re.compile(
     r"주세요|주십시오|하십시오|주시(?:고|기|면)|주셔야|바랍니다|해야|하세요|필요합니다|" + MUST_KO + r"|좋겠습니다"
+    # Asking not to: "추가하지 마세요", "넣으면 안 됩니다".
+    r"|지\s*마(?:세요|십시오)|[가-힣]면\s*안\s*(?:됩니다|돼요|됩니다만)"
     r"|\b(?:must|should|please|needs?\s+to|has\s+to|have\s+to)\b",
     re.I,
 )

@@ -1986,3 +1986,16 @@ def test_a_switch_turned_on_against_one_asked_off_is_a_contradiction() -> None:
     on = _finding("F3", "support-bot", "Please turn `LOG_REQUEST_BODIES` back on in prod.")
     also_off = _finding("F4", "ops-bot", "Turn `LOG_REQUEST_BODIES` off in prod too.")
     assert reverses(on, off) and not reverses(also_off, off)
+
+
+def test_asking_not_to_put_a_constraint_in_reverses_asking_to_put_it_in() -> None:
+    from bot.demands import asks
+
+    # "…하지 마세요" and "…면 안 됩니다" ask, as "…해 주세요" does.
+    assert asks("`NOT NULL`은 이번 마이그레이션에 넣으면 안 됩니다.")
+    assert asks("인덱스는 추가하지 마세요.")
+    dba = _finding("F1", "dba-bot", "이번 마이그레이션에서 `status_v2`에 `NOT NULL`을 같이 걸어야 합니다.")
+    release = _finding("F4", "release-bot", "`NOT NULL`은 이번 마이그레이션에 넣으면 안 됩니다. "
+                       "`status_v2`는 nullable로 두고 다음 릴리스로 빼 주세요.")
+    also = _finding("F5", "perf-bot", "`status_v2`의 `NOT NULL`은 backfill 뒤에 걸어야 합니다.")
+    assert reverses(release, dba) and not reverses(also, dba)
