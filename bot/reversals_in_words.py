@@ -109,6 +109,12 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     (`~retry`)."""
     if not _may_clash(a, b):
         return False
+    names_a = {x for x in a.anchors if x.startswith("code:")}
+    names_b = {x for x in b.anchors if x.startswith("code:")}
+    if names_a and names_b:
+        # Each names its own thing in code (`PURGE_BATCH_SIZE`, `time.sleep(0.2)`)
+        # and no name is shared: two quantities of two things.
+        return False
     va, vb = unnamed_quantities(a), unnamed_quantities(b)
     if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
         return False

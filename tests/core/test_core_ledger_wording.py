@@ -1999,3 +1999,22 @@ def test_asking_not_to_put_a_constraint_in_reverses_asking_to_put_it_in() -> Non
                        "`status_v2`는 nullable로 두고 다음 릴리스로 빼 주세요.")
     also = _finding("F5", "perf-bot", "`status_v2`의 `NOT NULL`은 backfill 뒤에 걸어야 합니다.")
     assert reverses(release, dba) and not reverses(also, dba)
+
+
+def test_not_exceeding_a_number_is_an_upper_bound() -> None:
+    assert setting_values("`PURGE_BATCH_SIZE`는 5000을 넘지 않게 해 주세요.") == {
+        "<=5000@purge_batch_size"}
+    assert setting_values("`X`는 5000을 초과하지 않도록 해 주세요") == {"<=5000@x"}
+    assert setting_values("`X` must not exceed 5000.") == {"<=5000@x"}
+    assert setting_values("5000을 넘었습니다") == frozenset()  # a report, not a request
+
+
+def test_two_quantities_of_two_things_named_in_code_are_no_contradiction() -> None:
+    size = _finding("F1", "perf-bot", "`PURGE_BATCH_SIZE=100`이면 왕복이 많습니다. "
+                    "배치 크기를 최소 1000 이상으로 올려 주세요.")
+    pause = _finding("F3", "db-bot", "배치 사이에 `time.sleep(0.2)`를 넣어 복제본이 따라올 시간을 주세요.")
+    cap = _finding("F2", "db-bot", "`PURGE_BATCH_SIZE`는 5000을 넘지 않게 해 주세요.")
+    low = _finding("F4", "db-bot", "`PURGE_BATCH_SIZE`는 500 이하로 낮춰 주세요.")
+    assert not reverses(pause, size) and not reverses(size, pause)
+    assert not reverses(cap, size)  # at least 1000 and at most 5000 both hold
+    assert reverses(low, size)
