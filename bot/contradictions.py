@@ -26,6 +26,7 @@ from bot.finding import (
 )
 from bot.findings import (
     Topic,
+    word_stem,
 )
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, kind
@@ -162,8 +163,19 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
     words = set(b.terms)
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
-    return {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
-            and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
+    named = {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
+             and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
+    # `session_idle_timeout` said as "idle timeout": its last two words, each
+    # of three letters or more.
+    named |= {x for x in a.anchors if x.startswith("code:") and _tail_said(x[5:], words)}
+    return named
+
+
+def _tail_said(name: str, words: set[str]) -> bool:
+    parts = name.split("_")
+    if len(parts) < 3 or not all(p.isalpha() for p in parts):
+        return False
+    return all(len(p) >= 3 and word_stem(p) in words for p in parts[-2:])
 
 
 def _removed(one: Finding, other: Finding) -> set[str]:
@@ -189,7 +201,11 @@ def _names(finding: Finding, setting: str) -> bool:
     if f"code:{setting}" in finding.anchors:
         return True
     words = re.findall(r"[a-z_][a-z0-9_]+", setting)
-    return bool(words) and all(f"code:{word}" in finding.anchors for word in words)
+    if words and all(f"code:{word}" in finding.anchors for word in words):
+        return True
+    # ("idle timeout" in prose names `session_idle_timeout`, as `_named_in_words` reads it.)
+    return not any(x.startswith("code:") for x in finding.anchors) and _tail_said(
+        setting, set(finding.terms))
 
 
 def _part_only(anchor: str, anchors: list[str]) -> bool:

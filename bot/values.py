@@ -262,10 +262,10 @@ _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
 
 
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
-_UPPER_AFTER = re.compile(r"`?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
+_UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
                           # "5000을 넘지 않게", "5000을 초과하지 않도록"
                           r"|(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마))", re.I)
-_LOWER_AFTER = re.compile(r"`?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
+_LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
 _UPPER_BEFORE = re.compile(
     # ("Cap `limit` at 100": the setting may stand between.)
     # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)

@@ -2018,3 +2018,13 @@ def test_two_quantities_of_two_things_named_in_code_are_no_contradiction() -> No
     assert not reverses(pause, size) and not reverses(size, pause)
     assert not reverses(cap, size)  # at least 1000 and at most 5000 both hold
     assert reverses(low, size)
+
+
+def test_a_setting_said_by_the_last_words_of_its_name_gets_the_other_value() -> None:
+    assert setting_values("`session_idle_timeout`을 15분(900초) 이하로 낮춰 주셔야 합니다.") == {
+        "<=15분@session_idle_timeout", "<=900초@session_idle_timeout"}
+    sec = _finding("F1", "sec-bot", "`session_idle_timeout`을 15분(900초) 이하로 낮춰 주셔야 합니다.")
+    ux = _finding("F3", "ux-bot", "다시 로그인하지 않도록 idle timeout을 최소 8시간(28800초)으로 잡아 주시기 바랍니다.")
+    agree = _finding("F4", "ops-bot", "idle timeout은 10분 정도면 충분합니다. 600초로 맞춰 주세요.")
+    other = _finding("F5", "ops-bot", "request timeout은 최소 60초로 잡아 주세요.")
+    assert reverses(ux, sec) and not reverses(agree, sec) and not reverses(other, sec)
