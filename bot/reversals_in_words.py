@@ -12,6 +12,7 @@ from bot.demands import ADD, BACK
 from bot.finding import Finding, is_made
 from bot.places import same_place
 from bot.quantities import compatible, kind
+from bot.wording import EN_CONCEPT
 
 
 def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> bool:
@@ -25,6 +26,16 @@ def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
 def unnamed_quantities(finding: Finding) -> set[str]:
     """Its values given to no named setting ("<=3회@"), without literals."""
     return {v[:-1] for v in finding.values if v.endswith("@") and v[:1] not in "+-!="}
+
+
+def _named_quantities(finding: Finding) -> set[str]:
+    """Its values given to one setting named in code, when it names one."""
+    by_key: dict[str, set[str]] = {}
+    for v in finding.values:
+        value, _, key = v.rpartition("@")
+        if key and v[:1] not in "+-!=^~":
+            by_key.setdefault(key, set()).add(value)
+    return next(iter(by_key.values())) if len(by_key) == 1 else set()
 
 
 def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
@@ -116,13 +127,29 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
         # and no name is shared: two quantities of two things.
         return False
     va, vb = unnamed_quantities(a), unnamed_quantities(b)
+    # "`CATALOG_CACHE_TTL`을 3600초 이상으로" against "상품 캐시 만료 시간은
+    # 30초로": one names the setting, the other says it in words only. (A
+    # measured quantity then: "40 requests" against "10 connections" are two
+    # counts, not one setting.)
+    named = (not va and not names_b) or (not vb and not names_a)
+    va = va or (_named_quantities(a) if not names_b else set())
+    vb = vb or (_named_quantities(b) if not names_a else set())
     if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
         return False
     kinds = {kind(v) for v in va} & {kind(v) for v in vb}
+    if named:
+        kinds.discard("number")
     va, vb = {v for v in va if kind(v) in kinds}, {v for v in vb if kind(v) in kinds}
     if not va or not vb or compatible(va, vb):
         return False
-    return any(t.startswith("~") for t in set(a.terms) & set(b.terms))
+    # (A name's words hold concepts too: `CATALOG_CACHE_TTL` is a cache's ttl.)
+    return any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
+               & (set(b.terms) | _concepts(names_b)))
+
+
+def _concepts(names: set[str]) -> set[str]:
+    return {"~" + EN_CONCEPT[part] for name in names for part in name[5:].split("_")
+            if part in EN_CONCEPT}
 
 
 def _retry_in_words(a: Finding, b: Finding) -> bool:

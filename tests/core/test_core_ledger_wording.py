@@ -2028,3 +2028,16 @@ def test_a_setting_said_by_the_last_words_of_its_name_gets_the_other_value() -> 
     agree = _finding("F4", "ops-bot", "idle timeout은 10분 정도면 충분합니다. 600초로 맞춰 주세요.")
     other = _finding("F5", "ops-bot", "request timeout은 최소 60초로 잡아 주세요.")
     assert reverses(ux, sec) and not reverses(agree, sec) and not reverses(other, sec)
+
+
+def test_a_setting_named_in_code_against_the_same_quantity_in_words() -> None:
+    perf = _finding("F1", "perf-bot", "상품 정보는 자주 바뀌지 않으니 `CATALOG_CACHE_TTL`을 "
+                    "3600초 이상으로 올려 주세요.")
+    ops = _finding("F3", "ops-bot", "재고 수량이 응답에 포함된다면 5분도 깁니다. 상품 캐시 만료 "
+                   "시간은 30초로 줄여 주세요.")
+    fine = _finding("F4", "ops-bot", "상품 캐시 만료 시간은 2시간으로 맞춰 주세요.")
+    assert reverses(ops, perf) and not reverses(fine, perf)
+    # Two counts of two things ("40 requests", "10 connections") are no setting.
+    dba = _finding("F1", "dba-bot", "파드당 `pool_size + max_overflow`는 10 이하로 줄여 주세요.")
+    load = _finding("F3", "perf-bot", "파드당 동시 요청 40에서 커넥션 대기 타임아웃이 0건이어야 합니다.")
+    assert not reverses(load, dba)
