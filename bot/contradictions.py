@@ -229,7 +229,11 @@ def _other_value(a: Finding, b: Finding) -> bool:
             return True
         # ("와일드카드 … 안 됩니다. 명시적으로 나열한 목록만": not `*`, for the
         # setting the point names, which the other gives `*`.)
-        if any(g.endswith("@") and v.startswith(g) and f"code:{v.rsplit('@', 1)[1]}" in one.anchors
+        # ("Replace `'*'` with an allowlist" on `/v2/embed` against "`origin`
+        # has to stay `'*'` on these routes": the same place.)
+        here = bool(one.places and other.places and same_place(one.places, other.places))
+        if any(g.endswith("@") and v.startswith(g) and (
+                f"code:{v.rsplit('@', 1)[1]}" in one.anchors or here)
                for g in gone for v in given):
             return True
     for one, other in ((a, b), (b, a)):

@@ -94,7 +94,8 @@ def same_place(a: list[str], b: list[str]) -> bool:
     if not (rest_a and rest_b):
         return True
     if any(x == y or (x.startswith("path:") and y.startswith("path:") and (
-            x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) for x in rest_a for y in rest_b):
+            x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) or _one_route(x, y)
+           for x in rest_a for y in rest_b):
         return True
     # None in common: two places, unless one is the contract of the other's
     # route (`openapi.yaml` and `/v2/profile`: the same field, not `gzip` in
@@ -104,6 +105,18 @@ def same_place(a: list[str], b: list[str]) -> bool:
                            for kind in ("path:", "code:"))
     return kinds_differ and any(_CONTRACT.search(x)
                                 for x in rest_a + rest_b if x.startswith("path:"))
+
+
+def _one_route(x: str, y: str) -> bool:
+    """`/v2/embed/*` and `/v2/embed` (or `/v2/embed/widget`): a route and the
+    routes under it, written as a pattern."""
+    if not (x.startswith("code:/") and y.startswith("code:/")):
+        return False
+    bx, by = x[5:].rstrip("*").rstrip("/"), y[5:].rstrip("*").rstrip("/")
+    if bx == by:
+        return True
+    return (x.endswith("/*") and (by + "/").startswith(bx + "/")) or (
+        y.endswith("/*") and (bx + "/").startswith(by + "/"))
 
 
 # The files that describe an API's routes.

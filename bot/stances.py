@@ -34,6 +34,9 @@ _PRESENT = re.compile(
     # "turn `X` back on", "turn on `X`", "`X`를 다시 켜 주세요": a switch on.
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)\bturn\s+(?:on\s+`([^`\n]{1,60})`|`([^`\n]{1,60})`\s+(?:back\s+)?on\b)"
     r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?켜(?:\s*(?:주|야|두)|고|\.|$)"
+    # "`offset` 파라미터는 없애면 안 됩니다": it must stay.
+    r"|`([^`\n]{1,60})`\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|엔드포인트|라우트)?"
+    r"(?:을|를|는|은)?\s*(?:없애|제거하|삭제하|빼|지우)(?:으)?면\s*안\s*(?:됩|되|돼)"
     r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:"
     # "`offset` must stay", "`X` has to remain"
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"

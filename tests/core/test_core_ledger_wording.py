@@ -2041,3 +2041,24 @@ def test_a_setting_named_in_code_against_the_same_quantity_in_words() -> None:
     dba = _finding("F1", "dba-bot", "파드당 `pool_size + max_overflow`는 10 이하로 줄여 주세요.")
     load = _finding("F3", "perf-bot", "파드당 동시 요청 40에서 커넥션 대기 타임아웃이 0건이어야 합니다.")
     assert not reverses(load, dba)
+
+
+def test_keep_what_another_asks_gone_and_a_route_under_its_pattern() -> None:
+    from bot.places import same_place
+
+    assert setting_values("`GET /v2/orders`의 `page`/`offset` 파라미터는 없애면 안 됩니다.") == {
+        "+@offset"}
+    api = _finding("F1", "api-bot", "`GET /v2/orders`는 `page`/`offset` 대신 `cursor` 기반 "
+                   "페이지네이션으로 바꿔 주십시오.")
+    mobile = _finding("F2", "mobile-bot", "`GET /v2/orders`의 `page`/`offset` 파라미터는 없애면 안 됩니다.")
+    assert reverses(mobile, api)
+    assert same_place(["code:/v2/embed/*"], ["code:/v2/embed"])
+    assert same_place(["code:/v2/embed/*"], ["code:/v2/embed/widget"])
+    assert not same_place(["code:/v2/embed/*"], ["code:/v2/embedded"])
+    assert not same_place(["code:/v2/embed"], ["code:/v2/admin"])
+    sec = _finding("F1", "sec-bot", "A wildcard origin on `/v2/embed` is too broad. Replace `'*'` "
+                   "with an explicit allowlist read from `PARTNER_ORIGINS`.")
+    api2 = _finding("F3", "api-bot", "Do not move `/v2/embed/*` to an allowlist: `origin` has to "
+                    "stay `'*'` on these routes.")
+    admin = _finding("F4", "api-bot", "`origin` has to stay `'*'` on `/v2/public/*`.")
+    assert reverses(api2, sec) and not reverses(admin, sec)
