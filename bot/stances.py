@@ -41,7 +41,8 @@ _PRESENT = re.compile(
     # "`offset` must stay", "`X` has to remain"
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
     # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
-    r"(?:을|를)?\s*(?:다시\s*)?(?:추가|포함|활성화|사용|유지|복구)"
+    r"(?:\s*(?:위젯|모달|배너|버튼|필드|컬럼|헤더|옵션|플래그|미들웨어))?"
+    r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시)"
     r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
     + NOT_DONE_KO,
     re.I,
@@ -58,11 +59,14 @@ _ABSENT = re.compile(
     r"(?:written|logged|stored|kept|included|sent|exposed|persisted|returned|shown|recorded)\b"
     # ("`user_email` 필드를 아예 제거", "`mask_pii()` 호출은 제거": the kind of
     # thing may stand between.)
-    r"|`([^`\n]{1,60})`(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
+    # ("CAPTCHA(`ImageCaptcha`)를": the name in an aside.)
+    r"|`([^`\n]{1,60})`\)?(?:\s*\([^)\n]{0,60}\))?\s*(?:필드|컬럼|칼럼|항목|헤더|키|옵션|플래그|파라미터|인자|호출|데코레이터|미들웨어|래퍼|적용)?"
     r"(?:을|를|는|은)?\s*(?:아예\s*|완전히\s*|모두\s*)?"
     # ("제거하지 마세요" keeps it; "설정하지 않으면" is a condition.)
     r"(?:(?:제거|삭제|빼|비활성화|없애|대신)" + NOT_DONE_KO
-    + r"|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않)|설정하지\s*(?:말|마))",
+    + r"|(?:쓰|사용하|추가하|켜|넣)지\s*(?:말|마|않)|설정하지\s*(?:말|마)"
+    # "`ImageCaptcha`를 넣어서는 안 됩니다"
+    + r"|(?:넣어|추가해|써|사용해|띄워|켜)서는\s*안\s*(?:됩|되|돼))",
     re.I,
 )
 # "`created_at`은 지금처럼 … 유지", "keep `X` as it is": the name as it is now

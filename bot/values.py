@@ -62,7 +62,8 @@ _LITERAL = re.compile(
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
-    r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야)"
+    # ("최소 `100/minute`은 되어야": the same.)
+    r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야|(?:은|는|이|가)?\s*(?:되어야|돼야))"
     # "please set `CORS_ALLOW_CREDENTIALS = True`": a name given its value in one span.
     r"|\bset\s+`([A-Za-z_][\w.]*\s*=\s*[^`=\n]{1,40})`",
     re.I,

@@ -2062,3 +2062,12 @@ def test_keep_what_another_asks_gone_and_a_route_under_its_pattern() -> None:
                     "stay `'*'` on these routes.")
     admin = _finding("F4", "api-bot", "`origin` has to stay `'*'` on `/v2/public/*`.")
     assert reverses(api2, sec) and not reverses(admin, sec)
+
+
+def test_must_not_put_in_a_widget_another_asks_shown() -> None:
+    assert setting_values("로그인 폼에 이미지 기반 CAPTCHA(`ImageCaptcha`)를 넣어서는 안 됩니다.") == {
+        "-@imagecaptcha"}
+    assert setting_values("3회 실패 이후에는 로그인 폼에 `ImageCaptcha` 위젯을 반드시 띄워 주세요.") == {
+        "+@imagecaptcha"}
+    assert setting_values("`LOGIN_RATE_LIMIT`은 5가 아니라 최소 `100/minute`은 되어야 합니다.") == {
+        "=100/minute@login_rate_limit"}
