@@ -21,12 +21,15 @@ from bot.stances import (
     sync_stance,
 )
 
+# "5000을 넘지 않게", "5000을 초과하지 않도록": at most that.
+_NOT_BEYOND = r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
+
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     # (Possessive `\s*+`, and a space before a word seen by lookbehind: nested
     # `\s*` runs made a long run of spaces after a number cost its cube.)
     r"(?<![\w-])(\d+(?:\.\d+)?)\s*+(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|(?:을|를)\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + _NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
@@ -265,7 +268,7 @@ _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
 _UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
                           # "5000을 넘지 않게", "5000을 초과하지 않도록"
-                          r"|(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마))", re.I)
+                          r"|" + _NOT_BEYOND + ")", re.I)
 _LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
 _UPPER_BEFORE = re.compile(
     # ("Cap `limit` at 100": the setting may stand between.)
