@@ -119,6 +119,7 @@ def _targets(r: Reading, point: int, text: str,
         named = [f for f in r.still() if f.topic().strong & clause.topic.strong]
         if len(named) >= 2 and _each_named(named, clause.topic.strong):
             return clause, named, MATCH, False
+    own = clause
     if clause.act is Act.FINDING and not targets:
         # The point's other sentences may carry its file and function.
         whole = replace(clause, topic=r.point_topic[point])
@@ -134,11 +135,12 @@ def _targets(r: Reading, point: int, text: str,
         reverses(t, f) for t in targets for f in reversing)
     if reversal:
         targets = []  # the opposite of another reviewer's point: a point of its own
-    elif (asking is not None and targets and not restates(text)
+    elif (asking is not None and targets and not restates(text) and not clause.asserted
           and any(reverses(asking, f) for f in targets)):
         # Asking otherwise than its own earlier request: a point of its own
         # ("`batch_size=1000` 은 여전히 문제입니다" says the same one again)
-        # (`reversals` withdraws the earlier one when it is the opposite).
+        # (`reversals` withdraws the earlier one when it is the opposite.) A
+        # statement asks nothing: "`before` 필드는 생겼지만" is no request for it.
         targets = []
     elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
         targets = []  # "Another problem in …": a point of its own
@@ -148,9 +150,20 @@ def _targets(r: Reading, point: int, text: str,
         and best < STRONG
         and not clause.labels
         and not restates(text)
-        and all(_other_point(r.point_topic[point], f) for f in targets)
+        and not (best >= MATCH and not clause.everything
+                 and all(r.owner.get(f.label) is OwnerAction.DECLINE for f in targets))
+        and all(_other_point(r.point_topic[point], f)
+                and (clause.asserted or not r.doubts or not _names_only(clause.topic, f))
+                for f in targets)
     ):
-        targets = []  # the same function, but a file or name it never named: a new point
+        # The same function, but a file or name it never named: a new point.
+        # (Not a point the owner has just declined, asked again as closely:
+        # "`--sse aws:kms --sse-kms-key-id`를 지정해 주셔야" after "`--sse`는
+        # 넣지 않겠습니다" insists, with the detail the refusal lacked; but
+        # "`a`, `b`, `c` 핸들러는 모두 …" is about all three, a point of its
+        # own.) The clause alone may still say another finding again.
+        targets = _said_again(r, point, text, own) if own is not clause or r.doubts else []
+        clause = own  # (what it teaches the finding is its own, not its line's)
     elif clause.act is Act.FINDING and not targets and r.open_before:
         targets = _said_again(r, point, text, clause)
     return clause, targets, best, reversal
@@ -172,10 +185,14 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
             and r.point_finding.get(point) not in r.new):
         # (A point this turn has just opened goes on about that point.)
         return loose
-    if (r.doubts and not asks(text) and closeness >= UNCERTAIN and loose
+    if (r.doubts and not asks(text) and loose
+            and (closeness >= UNCERTAIN or loose[0].label in r.repeated
+                 or _names_only(clause.topic, loose[0]))
             and r.owner.get(loose[0].label) is OwnerAction.FIX):
         # "health check 설정도 `ci.yml`에서 보이지 않습니다" after a fix
-        # reported for the health check: what the fix did not change.
+        # reported for the health check: what the fix did not change. (After
+        # "지난번 지적이 아직 해결되지 않았습니다" a loose likeness will do: the
+        # turn has said its statements are about the points it repeats.)
         return loose
     return []
 
@@ -262,7 +279,9 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         argument = r.tentative.pop(point, None)
         if argument is not None and _lone(r.point_finding, argument):
             r.new.remove(argument)
-            targets[0].absorb(argument.topic())
+            # ("`formatPrice()`는 추가됐지만 …에서는 여전히 …, plural 키는 …":
+            # what the statement named, not the rest of its line.)
+            targets[0].absorb(r.stated.get(point, argument.topic()))
             r.point_finding[point] = targets[0]
         r.point_finding.setdefault(point, targets[0])
         return
@@ -310,6 +329,7 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         r.unsure.append(finding)
     if clause.asserted and not judged_new:
         r.tentative[point] = finding
+        r.stated[point] = clause.topic
 
 
 def _each_named(named: list[Finding], strong: frozenset[str]) -> bool:
@@ -380,6 +400,15 @@ def _other_point(t: Topic, finding: Finding) -> bool:
     return any(a.startswith("path:") for a in names) and any(
         a.startswith("path:") for a in known
     )
+
+def _names_only(t: Topic, finding: Finding) -> bool:
+    """The clause itself names the finding's files or functions and nothing
+    else (its line may go on about another point: "…여전히 `'₩' + amount`로
+    그리고 있습니다. plural 키는 … `t('checkout.items_count')`에 `count`를
+    넘기지 않아")."""
+    names = {a for a in t.strong if a.startswith(("path:", "code:"))}
+    return bool(names) and names <= set(finding.anchors)
+
 
 def _referenced(
     clause: Clause, open_before: list[Finding], settled: set[str], order: list[Finding]

@@ -112,3 +112,18 @@ def errors_beside(message: str, text: str) -> frozenset[str]:
                 out.update(_ERROR_NAME.findall(raw[i]))
             i += step
     return frozenset(out)
+
+
+# A failing run in test output: "FAILED tests/…", "2 failed, 303 passed", a traceback.
+_FAILING_RUN = re.compile(r"\bFAILED\b|\b\d+\s+failed\b|^Traceback\b|\bE\s+\w*Error\b")
+
+
+def shows_failure(messages: Iterable[str]) -> bool:
+    """Some message shows a failing run inside a closed fence."""
+    for message in messages:
+        if "```" not in message and "~~~" not in message:
+            continue
+        raw = strip_internal(message).splitlines()
+        if any(_FAILING_RUN.search(raw[i]) for i in _closed_fences(raw)):
+            return True
+    return False

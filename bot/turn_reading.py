@@ -20,7 +20,7 @@ from bot.findings import (
     reviewer_clause,
     topic,
 )
-from bot.textscan import errors_beside
+from bot.textscan import errors_beside, shows_failure
 
 
 @dataclass
@@ -57,6 +57,9 @@ class Reading:
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.
     tentative: dict[int, Finding] = field(default_factory=dict)
+    # What the statement itself named (the tentative finding holds its whole
+    # point's names, which may belong to the point's other sentences).
+    stated: dict[int, Topic] = field(default_factory=dict)
 
     @classmethod
     def start(cls, findings: list[Finding], author: str, messages: list[str],
@@ -93,7 +96,10 @@ class Reading:
             # A turn that finds a reported fix wanting ("변경이 들어가 있지
             # 않습니다"): its statements about the commit, and about what the fix
             # should have changed, are the evidence, not new points.
-            doubts=_doubts(parsed),
+            # (Or shows a failing run: "FAILED tests/…::test_records_before_value"
+            # after a fix was reported says the same.)
+            doubts=_doubts(parsed) or (OwnerAction.FIX in owner.values()
+                                       and shows_failure(messages)),
             messages=messages,
         )
 
@@ -111,7 +117,8 @@ class Reading:
 def _doubts(parsed: list[tuple[int, str, Clause]]) -> bool:
     """The turn says a fix did not work ("해결되지 않았습니다", "still fails").
     (Asked only for a bare acknowledgement, not for every clause.)"""
-    return any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t))
+    return any(c.act is not Act.ACK and (w.NEG_ACK.search(t) or w.FIX_REJECTED.search(t)
+                                         or w.PRESENT_BUT.search(t))
                for _, t, c in parsed)
 
 

@@ -362,6 +362,7 @@ POSITIVE = words(
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
     r"|(?:개선|향상)\s*폭(?:이|은)\s*(?:큽니다|상당합니다)|잘\s*(?:맞추|정리하|처리하|반영하)셨"
+    r"|안정적(?:입니다|이고|으로\s*(?:동작|유지|처리))|이상\s*없(?:습니다|음|이)|문제\s*없이\s*(?:동작|통과|처리)|\b(?:is|are|stays?|remains?)\s+stable\b"
     r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
@@ -427,7 +428,8 @@ PROMISE = words(
     r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
-ALSO = words(r"^\s*(?:also|additionally|another|separately|plus)\b|^\s*new\s*:|^\s*(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*one\s+more\b"
+# (A severity tag may come first: "[medium] New: …".)
+ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*:|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
     r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
@@ -466,11 +468,14 @@ CLAUSE = words(
     re.I,
 )
 # Ordinal selectors: which of the author's findings a clause points at.
+# "세 번째 말씀드리지만", "for the third time": how often, not which point.
+_NOT_A_POINT = (r"(?!\s*(?:로\s*)?(?:말씀|얘기|이야기|요청|언급|드리|리뷰|검토|라운드|시도|반복|같은))")
+_NOT_A_POINT_EN = r"(?!\s+(?:time|round|attempt|try|review|pass)\b)"
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\bfirst\b|첫\s*번째|첫번째|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
-    (re.compile(r"\bsecond\b|두\s*번째|두번째|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
-    (re.compile(r"\bthird\b|세\s*번째|세번째|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
-    (re.compile(r"\bfourth\b|네\s*번째|네번째|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
+    (re.compile(rf"\bfirst\b{_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
+    (re.compile(rf"\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
+    (re.compile(rf"\bthird\b{_NOT_A_POINT_EN}|세\s*번째{_NOT_A_POINT}|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
+    (re.compile(rf"\bfourth\b{_NOT_A_POINT_EN}|네\s*번째{_NOT_A_POINT}|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
 ]
 REMAINING = words(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"
@@ -519,7 +524,10 @@ HEDGE = words(
     r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
     r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해"
     # The reviewer's own plan: "커밋이 올라오면 다시 보겠습니다", "will re-review once pushed".
-    r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)",
+    r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)"
+    # Thanks for the work, the whole clause: "수정해 주셔서 감사합니다", "Thanks for the quick fix."
+    r"|^[^.\n]{0,30}주셔서\s*(?:정말\s*|너무\s*)?(?:감사|고맙)[^.\n]{0,8}[.!]?$"
+    r"|^\W*thanks?(?:\s+you)?(?:\s+for\s+(?:the\s+)?(?:quick\s+)?(?:fix(?:es)?|update|turnaround|changes?|iteration))?[.!]?$",
     re.I,
 )
 ANNOUNCE = words(
@@ -597,6 +605,13 @@ FIX_REJECTED = words(
     r"|\b" + HASH + r"\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
     r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?" + HASH + r"\b`?,?\s+(?:it\s+)?"
     r"(?:still|nothing)\b",
+    re.I,
+)
+# The fix is there but does not work: "`formatPrice()`는 추가됐지만 …에서는
+# 여전히", "plural 키는 생겼는데 …", "the helper was added, but …".
+PRESENT_BUT = words(
+    r"(?:추가(?:됐|되었)|생겼|들어갔|들어왔|바뀌었|반영(?:됐|되었))(?:지만|는데|으나)"
+    r"|\b(?:was|were|has\s+been|have\s+been|is|are)\s+(?:added|there|in\s+place|present|created)\s*,?\s+but\b",
     re.I,
 )
 # "DoS 문제는 없습니다", "that is not a problem": the reviewer answering the
