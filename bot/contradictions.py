@@ -140,9 +140,15 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         # "미리 만들지 말고" against a request that holds "만들어 두어야".
         if any(v in other.asks and v not in other.prohibits for v in one.prohibits):
             return True
+        # "Please don't remove or disable it" against "`actions/cache` has to
+        # come out": the very name one asks to keep, the other asks gone.
+        if _REMOVAL.intersection(one.prohibits) and _removed(other, one):
+            return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
     return any(_names_setting(x) for x in shared) and _other_value(a, b)
 
+_REMOVAL = frozenset({"remove", "drop", "delete", "disable",
+                      "제거", "삭제", "빼", "없애", "비활성화"})
 # (Not "roll out"; "I have to object to the new cache": against a change made.)
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
 
@@ -235,6 +241,11 @@ def _other_value(a: Finding, b: Finding) -> bool:
         if any(g.endswith("@") and v.startswith(g) and (
                 f"code:{v.rsplit('@', 1)[1]}" in one.anchors or here)
                for g in gone for v in given):
+            return True
+        # ("`PARTNER_ORIGINS` 화이트리스트에 있는 origin만" against "`/api/v2/export`는
+        # `Access-Control-Allow-Origin: *`로 열어 두어야": in one place, the
+        # wildcard refused and asked, whatever each calls the setting.)
+        if here and any(g.startswith("=*@") and v.startswith("=*@") for g in gone for v in given):
             return True
     for one, other in ((a, b), (b, a)):
         # "`collapse_key`는 설정하지 말고" against "`collapse_key`를

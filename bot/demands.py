@@ -25,8 +25,10 @@ _DOWN = re.compile(
 )
 _UP = re.compile(
     r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn(?:ed)?\s+on|switch(?:ed)?\s+on|restore|put\s+(?:it\s+)?back"
-    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax|widen|broaden)\b"
-    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려)|유지|넓혀|넓히",
+    r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax|widen|broaden|re-?allow)\b"
+    # ("`'unsafe-inline'`을 다시 허용해 주셔야", "allow it again": back in.)
+    r"|\ballow\b[^.;]{0,40}\bagain\b"
+    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려|허용)|유지|넓혀|넓히",
     re.I,
 )
 _CONFLICT = re.compile(

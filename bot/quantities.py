@@ -22,6 +22,8 @@ def compatible(mine: set[str], theirs: set[str]) -> bool:
 def _meets(x: str, y: str) -> bool:
     if x == y:
         return True
+    if x.endswith(VERSION) or y.endswith(VERSION):
+        return _versions_meet(x, y)
     bx, nx, ux = _parse(x)
     by, ny, uy = _parse(y)
     if nx is None or ny is None:
@@ -40,6 +42,32 @@ def _meets(x: str, y: str) -> bool:
         return low <= high
     bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
     return value <= limit if bound == "<=" else value >= limit
+
+
+# A package version, "2.32.0" asked as `>=2.32.0ver` (at least), `2.31.0ver` (exactly).
+VERSION = "ver"
+
+
+def _versions_meet(x: str, y: str) -> bool:
+    """Two version requests one release can meet: "`==2.31.0`" and ">= 2.32.0" cannot."""
+    if not (x.endswith(VERSION) and y.endswith(VERSION)):
+        return False  # a version and a number: two settings' worth, never one
+    (bx, vx), (by, vy) = _version(x), _version(y)
+    if not (bx or by):
+        return vx == vy
+    if bx and by:
+        if bx == by:
+            return True
+        low, high = (vx, vy) if bx == ">=" else (vy, vx)
+        return low <= high
+    bound, limit, value = (bx, vx, vy) if bx else (by, vy, vx)
+    return value <= limit if bound == "<=" else value >= limit
+
+
+def _version(value: str) -> tuple[str, tuple[int, ...]]:
+    bound = value[:2] if value.startswith(("<=", ">=")) else ""
+    digits = value[len(bound):].removesuffix(VERSION)
+    return bound, tuple(int(d) for d in digits.split(".") if d.isdigit())
 
 
 def _parse(value: str) -> tuple[str, float | None, str]:
@@ -62,6 +90,7 @@ _UNIT_KINDS = {
     # Money: one currency's words (no rates between currencies here).
     "krw": ("원", "won", "krw"),
     "usd": ("달러", "usd"),
+    "version": (VERSION,),
 }
 
 

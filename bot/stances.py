@@ -53,6 +53,10 @@ _ABSENT = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     # "turn `X` off", "turn off `X`", "`X`는 꺼 주세요": a switch off.
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)\bturn\s+(?:off\s+`([^`\n]{1,60})`|`([^`\n]{1,60})`\s+(?:back\s+)?off\b)"
+    # "The pip `actions/cache` step has to come out of `test.yml`", "take `X` out".
+    r"|`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+(?:has\s+to|must|should|needs\s+to|ought\s+to)\s+"
+    r"(?:come|be\s+(?:taken|ripped|pulled))\s+out\b"
+    r"|(?<!not\s)(?<!n't\s)\b(?:take|rip|pull)\s+(?:out\s+(?:the\s+)?`([^`\n]{1,60})`|(?:the\s+)?`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+out\b)"
     r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주|야|두)|고|\.|$)"
     # "`user_email` must not be written to the audit log"
     r"|`([^`\n]{1,60})`\s+(?:must|should|may)\s*(?:not|never|n't)\s+be\s+"
@@ -85,6 +89,7 @@ _OTHERWISE = re.compile(
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
+_WORDS = re.compile(r"[a-z_][\w.-]*(?:\s+[\w./-]+){1,2}")  # `USER app`, not `Cache-Control: x`
 
 
 # Retrying, asked for or against: "add `@retry(…)`", "try it again a few times
@@ -136,9 +141,14 @@ def presence(clause: str) -> set[str]:
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
             name = next(g for g in match.groups() if g).strip().lower().rstrip("()").strip()
-            if (_NAME.fullmatch(name) and not w.COMMIT.fullmatch(name)
-                    and name not in LITERAL_WORDS and not NUMBER_VALUE.fullmatch(name)):
-                out.add(f"{sign}@{name.rsplit('.', 1)[-1]}")  # named as the anchors name it
+            # (`USER app`, an instruction of two words, is named by each, as
+            # the anchors name it.)
+            parts = name.split() if _WORDS.fullmatch(name) else [name]
+            for part in parts:
+                if (_NAME.fullmatch(part) and not w.COMMIT.fullmatch(part)
+                        and part not in LITERAL_WORDS and not NUMBER_VALUE.fullmatch(part)
+                        and (len(parts) == 1 or len(part) >= 3)):
+                    out.add(f"{sign}@{part.rsplit('.', 1)[-1]}")  # named as the anchors name it
     return out
 
 
@@ -168,3 +178,52 @@ def sync_stance(clause: str) -> int:
            or _REFUSED_AFTER.match(prose[m.end():]) for _, m in ways):
         return 0
     return ways[0][0]
+
+
+# A column required or left optional: "`NOT NULL` 제약을 걸어야" (+1) against
+# "`email` 컬럼은 nullable로 유지해야" (-1). (Not a condition: "`NOT NULL`을
+# 추가하면 마이그레이션이 실패합니다" asks nothing.)
+_NOT_NULL = re.compile(
+    r"NOT\s+NULL`?\s*(?:제약(?:조건)?|constraint)?\s*(?:을|를|이)?\s*(?:걸|추가|넣|붙|설정|적용)(?![가-힣]*면)"
+    r"|\b(?:add|enforce|put)\s+(?:a\s+)?`?NOT\s+NULL\b|\bnon-?nullable\b|\b(?:null|nullable)\s*=\s*False\b"
+    r"|\bmust\s+(?:not|never)\s+be\s+null\b|\bmake\s+(?:it\s+|`[^`\n]+`\s+)?(?:`)?NOT\s+NULL",
+    re.I,
+)
+_NULLABLE = re.compile(
+    r"nullable\s*(?:로|으로)?\s*(?:유지|두|둬|남겨|바꿔|변경|되어야|이어야|여야)"
+    r"|\b(?:keep|leave|make)\s+(?:it\s+|them\s+|`[^`\n]+`\s+)?nullable\b|\b(?:stay|remain)s?\s+nullable\b"
+    r"|\b(?:null|nullable)\s*=\s*True\b"
+    r"|NOT\s+NULL`?\s*(?:제약(?:조건)?)?\s*(?:은|는|을|를)?\s*(?:빼|제거|걸지\s*(?:말|마)|추가하지\s*(?:말|마))"
+    r"|\b(?:drop|remove)\s+(?:the\s+)?`?NOT\s+NULL\b|\b(?:don't|do\s+not|never)\s+(?:add|enforce)\s+(?:a\s+|the\s+)?`?NOT\s+NULL\b",
+    re.I,
+)
+
+
+def null_stance(clause: str) -> int:
+    """+1 for a clause that asks a column required (`NOT NULL`), -1 for one that
+    asks it left nullable, 0 for neither or both."""
+    required, optional = bool(_NOT_NULL.search(clause)), bool(_NULLABLE.search(clause))
+    return 0 if required == optional else 1 if required else -1
+
+
+# Output that follows the reader's locale (+1: "로케일 포맷으로 출력해야",
+# "format per locale with `Intl.DateTimeFormat`") or one fixed form for all
+# (-1: "로케일과 무관하게 ISO 8601로 고정", "regardless of locale").
+_LOCALIZED = re.compile(
+    r"로케일\s*(?:별|마다|에\s*따라|에\s*맞(?:게|춘|춰))|로케일\s*(?:기반\s*)?(?:포맷|형식)(?:으로|을|에\s*맞)"
+    r"|\b(?:per|by\s+the\s+user'?s|each|the\s+user'?s)\s+locale\b|\blocale-?(?:aware|specific|dependent)\b"
+    r"|\bformat\w*\s+(?:\w+\s+){0,2}(?:per|by|for\s+each)\s+locale\b",
+    re.I,
+)
+_FIXED_FORM = re.compile(
+    r"로케일(?:과|와)?\s*(?:무관하게|상관없이|관계없이)|\b(?:regardless\s+of|independent\s+of|irrespective\s+of)\s+(?:the\s+)?(?:user'?s\s+)?locale\b"
+    r"|\blocale-?(?:independent|agnostic|neutral)\b|ISO\s*8601[^.;\n]{0,40}?(?:로|으로)\s*고정|\balways\s+(?:in\s+)?ISO\s*8601\b",
+    re.I,
+)
+
+
+def locale_stance(clause: str) -> int:
+    """+1 for a clause that asks output in the reader's locale, -1 for one that
+    asks one fixed form whatever the locale, 0 for neither or both."""
+    per_locale, fixed = bool(_LOCALIZED.search(clause)), bool(_FIXED_FORM.search(clause))
+    return 0 if per_locale == fixed else 1 if per_locale else -1

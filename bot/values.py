@@ -12,10 +12,13 @@ from functools import lru_cache
 
 from bot import wording as w
 from bot.demands import asked
+from bot.quantities import VERSION
 from bot.stances import (
     LITERAL_WORDS,
     NOT_DONE_KO,
     NUMBER_VALUE,
+    locale_stance,
+    null_stance,
     presence,
     retry_stance,
     sync_stance,
@@ -28,7 +31,8 @@ _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     # (Possessive `\s*+`, and a space before a word seen by lookbehind: nested
     # `\s*` runs made a long run of spaces after a number cost its cube.)
-    r"(?<![\w-])(\d+(?:\.\d+)?)\s*+(" + w.VALUE_UNITS + r")?`?"
+    # (Never part of a version: "2.5.0" is not 2.5.)
+    r"(?<![\w.-])(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
     r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + _NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
@@ -39,7 +43,7 @@ _VALUE = re.compile(
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\d)"
+    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(?<![\d.])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\w)"
     # (From a number's first digit only: a long run of digits is read once.)
     r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
     re.I,
@@ -99,6 +103,8 @@ def setting_values(text: str) -> frozenset[str]:
     text = _clock(_numerals(w.ungrouped(text)))
     stances: set[int] = set()
     timing: set[int] = set()
+    nulls: set[int] = set()
+    locales: set[int] = set()
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -120,6 +126,8 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
+        nulls.add(null_stance(clause))
+        locales.add(locale_stance(clause))
         test = _TEST_ASKED.search(clause)
         if test:
             # "add a test that `first: 101` is rejected": a test's inputs, not
@@ -185,21 +193,69 @@ def setting_values(text: str) -> frozenset[str]:
             at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
             if literal.strip("[]\"' ") == "*":
                 literal = "*"  # `["*"]`, `"*"`: the wildcard
-            if NUMBER_VALUE.fullmatch(literal):
+            if _A_VERSION.fullmatch(literal):
+                add(literal.lstrip("v") + VERSION, at, key)  # "should be `20.11.1`"
+            elif NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
                 literal = _BOOLEAN.get(literal, literal)  # `on` and `true`: one value
                 add("=" + " ".join(literal.split()), at, key)
+        for match in _VERSION.finditer(clause):
+            add(_version_value(match), match.start())
+        for match in _ZONE.finditer(clause):
+            add("=" + _zone(match), match.start())
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
         for match in _RENAME.finditer(clause):
             old_name, new_name = (g for g in match.groups() if g)
             add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
-    for stance, name in ((stances, "~retry"), (timing, "~sync")):
+    for stance, name in ((stances, "~retry"), (timing, "~sync"), (nulls, "~required"),
+                         (locales, "~localized")):
         stance.discard(0)
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
+
+
+# A package version asked for: "`requests` has to be >= 2.32.0", "must stay
+# pinned at `==2.31.0`", "2.6.0 이상으로" (at least, at most or exactly).
+_VERSION = re.compile(
+    # (Not a requirement quoted in code: "`Django<5.0`을 요구해서" states it.)
+    r"(?<![\w\]])(>=|<=|==|~=|>|<)\s*`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|\b(?:pinned|pin(?:ned)?\s+it|stay|keep\s+it)\s+(?:pinned\s+)?(?:at|to|on)\s+"
+    r"(?:(?:an?\s+)?(?:exact\s+)?version,?\s+)?`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|(?<![\d.])v?(\d+\.\d+\.\d+)`?\s*(?:(이상|or\s+(?:later|newer|above|higher))|(이하|or\s+(?:earlier|older|below|lower)))",
+    re.I,
+)
+
+
+_A_VERSION = re.compile(r"v?\d+\.\d+\.\d+")
+
+
+def _version_value(match: re.Match[str]) -> str:
+    """A `_VERSION` match as a stored value: `>=2.32.0ver`, `2.31.0ver`."""
+    sign, number = match.group(1) or "", match.group(2) or match.group(3) or match.group(4)
+    bound = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}.get(sign, "")
+    bound = ">=" if match.group(5) else "<=" if match.group(6) else bound
+    return bound + number + VERSION
+
+
+# A time zone a request asks dates to be read in: "UTC로 통일", "`Asia/Seoul`
+# 기준으로", "in UTC", "AT TIME ZONE 'UTC'", "한국 시간 기준" (KST, Seoul: one zone).
+_ZONE = re.compile(
+    r"(?:\b(?:in|to|use|at\s+time\s+zone)\s+)?[`'\"]?(?<![a-z0-9_])(utc|gmt|kst|jst|(?:asia|europe|america|africa|australia|pacific|etc)/[a-z_]+)(?![a-z0-9_/])[`'\"]?"
+    r"(?=\s*(?:기준|으로|로(?![가-힣])|\)|time\b|timezone\b|zone\b|boundar|midnight|day\b|dates?\b|$))"
+    r"|(한국|서울)\s*(?:시간|시각|날짜)\s*기준",
+    re.I,
+)
+_ZONES = {"gmt": "utc", "etc/utc": "utc", "kst": "asia/seoul", "한국": "asia/seoul",
+          "서울": "asia/seoul"}
+
+
+def _zone(match: re.Match[str]) -> str:
+    """The zone a `_ZONE` match names, one name for each zone."""
+    name = (match.group(1) or match.group(2)).lower()
+    return "tz:" + _ZONES.get(name, name)
 
 
 # A name asked to become another: "`darkMode` 플래그 키를 `FF_DARK_MODE`로
@@ -309,6 +365,9 @@ def _bound(clause: str, start: int, end: int) -> str:
 _EXPLICIT_ONLY = re.compile(
     r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시적(?:인)?\s*목록"
     r"|와일드카드[^.;\n]{0,20}?(?:안\s*됩|금지|쓰지\s*말|두지\s*말)|\bno\s+wildcards?\b"
+    # "화이트리스트에 있는 origin만 반사하도록", "only origins on the allowlist".
+    r"|(?:화이트\s*리스트|허용\s*목록)에\s*(?:있는|등록된|포함된)\s*\S{1,12}만"
+    r"|\bonly\s+(?:the\s+)?(?:origins?|domains?|hosts?)\s+(?:in|on|from)\s+(?:the\s+|our\s+)?(?:allow-?list|whitelist)"
     r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)",
     re.I,
 )

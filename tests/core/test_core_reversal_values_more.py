@@ -1,0 +1,76 @@
+"""Values two reviewers ask in words the rules once missed: a time zone, a
+package version, a column left nullable, output per locale, a step taken out,
+a wildcard origin refused in one place and asked in it by another."""
+
+from __future__ import annotations
+
+from bot.contradictions import demands_of, reverses
+from bot.finding import Finding
+from bot.findings import topic
+from bot.quantities import compatible
+from bot.values import setting_values
+
+
+def _finding(label: str, author: str, text: str) -> Finding:
+    t = topic(text)
+    return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
+                   terms=sorted(t.terms), **demands_of(text, set()))
+def test_versions_are_read_whole_and_compared_as_versions() -> None:
+    assert setting_values("`requests` has to be >= 2.32.0.") == {">=2.32.0ver@requests"}
+    assert setting_values("`requests` must stay pinned at `==2.31.0`.") >= {"2.31.0ver@requests"}
+    assert setting_values("`celery`는 5.4.0 이상으로 올려야 합니다.") == {">=5.4.0ver@celery"}
+    # Never a piece of a version as a number: "2.5.0" is not 2.5 nor 5.0.
+    assert setting_values("2.5.0은 `Django<5.0`을 요구해서 설치가 깨집니다.") == set()
+    assert setting_values("`timeout`을 2.5초로 올려 주세요.") == {"2.5초@timeout"}
+    assert setting_values("Pin it to an exact version, `18.19.0`, as production runs.") == {
+        "18.19.0ver@"}
+    assert setting_values("`.nvmrc` should be `20.11.1`, not 18.") == {"20.11.1ver@"}
+    assert compatible({">=2.32.0ver"}, {"2.33.1ver"})
+    assert not compatible({">=2.32.0ver"}, {"2.31.0ver"})
+    assert not compatible({"2.31.0ver"}, {"2.31"})  # a version and a number: never one value
+    sec = _finding("F3", "sec-bot", "`requests` has to be >= 2.32.0; the 2.31.0 pin is not acceptable.")
+    dep = _finding("F4", "dep-bot", "`requests` must stay pinned at `==2.31.0` until the SDK moves.")
+    ok = _finding("F5", "dep-bot", "`requests` 2.32.3 works with the SDK; pin it at `==2.32.3`.")
+    assert reverses(dep, sec) and not reverses(ok, sec)
+
+
+def test_two_time_zones_for_one_day_boundary() -> None:
+    assert setting_values("`daily_totals()`의 날짜 경계는 UTC로 통일해야 합니다.") == {"=tz:utc@"}
+    assert setting_values("`daily_totals()`는 `Asia/Seoul` 기준으로 잘라야 합니다.") == {
+        "=tz:asia/seoul@"}
+    utc = _finding("F1", "i18n-bot", "`daily_totals()`의 날짜 경계는 UTC로 통일해야 합니다.")
+    seoul = _finding("F2", "report-bot", "영업 리포트는 한국 날짜 기준이어야 하므로 `daily_totals()`는 "
+                     "`Asia/Seoul` 기준으로 날짜를 잘라야 합니다.")
+    kst = _finding("F3", "ops-bot", "`daily_totals()`는 KST 기준으로 잘라 주세요.")
+    assert reverses(seoul, utc) and not reverses(kst, seoul)
+
+
+def test_required_against_nullable_and_per_locale_against_fixed() -> None:
+    strict = _finding("F1", "db-bot", "`accounts.phone`에 `NOT NULL` 제약을 걸어야 합니다.")
+    loose = _finding("F3", "infra-bot", "`accounts.phone`에 `NOT NULL`을 추가하면 배포가 실패합니다. "
+                     "`phone` 컬럼은 nullable로 유지해야 합니다.")
+    index = _finding("F4", "infra-bot", "`accounts.phone`에 인덱스를 추가해 주세요.")
+    assert reverses(loose, strict) and not reverses(index, strict)
+    local = _finding("F1", "i18n-bot", "`formatMoney`가 로케일을 무시합니다. `Intl.NumberFormat` 기반 "
+                     "로케일 포맷으로 출력해야 합니다.")
+    fixed = _finding("F2", "api-bot", "`formatMoney`의 출력은 로케일과 무관하게 한 형식으로 고정되어야 합니다.")
+    assert reverses(fixed, local)
+
+
+def test_keep_a_step_against_take_it_out() -> None:
+    keep = _finding("F1", "perf-bot", "The `actions/cache` step saves three minutes. Please don't "
+                    "remove or disable it.")
+    out = _finding("F3", "sec-bot", "The `actions/cache` step has to come out of `test.yml`.")
+    other = _finding("F4", "sec-bot", "The `actions/setup-node` step has to come out of `test.yml`.")
+    assert reverses(out, keep) and not reverses(other, keep)
+    assert setting_values("Please take the `USER app` line back out.") == {"-@user", "-@app"}
+
+
+def test_the_wildcard_refused_and_asked_in_one_place() -> None:
+    sec = _finding("F4", "sec-bot", "`/api/v3/feed`의 `Access-Control-Allow-Origin: *`는 허용할 수 "
+                   "없습니다. `FEED_ORIGINS` 화이트리스트에 있는 origin만 반사하도록 바꿔 주십시오.")
+    fe = _finding("F5", "fe-bot", "`/api/v3/feed`는 지금처럼 `Access-Control-Allow-Origin: *`로 "
+                  "열어 두어야 합니다.")
+    elsewhere = _finding("F6", "fe-bot", "`/api/v3/public`은 지금처럼 `Access-Control-Allow-Origin: *`로 "
+                         "열어 두어야 합니다.")
+    assert reverses(fe, sec) and not reverses(elsewhere, sec)
