@@ -20,7 +20,10 @@ _DOWN = re.compile(
     r"|cut|shrink|tighten|narrow|restrict|downgrade)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
     # ("버전을 다시 내려야"; not "내려받아", a download, nor "클라이언트에 WebP를
     # 내려 주십시오", serve it)
-    r"|내려(?!받|\s*주|\s*드|\s*보내)|내리(?!받)",
+    r"|내려(?!받|\s*주|\s*드|\s*보내)|내리(?!받)"
+    # "The catalog response must not be cached", "캐시하지 마십시오": caching off.
+    r"|\b(?:must|should)\s+(?:not|never)\s+be\s+cached\b|\b(?:don't|do\s+not|never)\s+cache\b"
+    r"|캐시(?:하지|를\s*두지|를\s*쓰지)\s*(?:말|마)",
     re.I,
 )
 _UP = re.compile(
@@ -75,7 +78,9 @@ _EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\
                      r"(?!\s+(?:(?:down|up|back)\s+)?to\s+`?\d)"
                      # "reject anything larger": what a cap refuses, not a raise.
                      r"|\b(?:reject|refuse|deny|block)\s+(?:anything|everything|values?|requests?)\s+"
-                     r"(?:larger|bigger|longer|higher|more)\b", re.I)
+                     r"(?:larger|bigger|longer|higher|more)\b"
+                     # "환경 변수 `X`로 빼 주십시오": moved out into a setting, not removed.
+                     r"|(?:으로|로)\s*(?:따로\s*|별도로\s*)?빼", re.I)
 
 
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
@@ -298,7 +303,9 @@ _BACK = re.compile(
     r"|\b(?:put|bring)\s+(?:[\w-]+\s+){0,4}back\b|\bbring\s+back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
     r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)"
     # ("이전처럼 유지" keeps; "이전처럼 … 되돌려", "이전처럼 … 만 남겨" undo.)
-    r"|(?:이전|예전)(?:처럼|대로)[^.;\n]{0,40}?(?:되돌|복구|돌려|원복|만\s*남겨)",
+    r"|(?:이전|예전)(?:처럼|대로)[^.;\n]{0,40}?(?:되돌|복구|돌려|원복|만\s*남겨)"
+    # "SVG 로고도 다시 업로드할 수 있게": allowed again.
+    r"|다시\s*(?:[가-힣]+\s*){0,2}?(?:수\s*있게|허용)",
     re.I,
 )
 

@@ -209,6 +209,9 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
         renumbered = w.WAS_NUMBER.search(text)
         if renumbered:
             ordinals = (int(renumbered.group(1)),)  # "1. (was #2)": the point raised second
+        # "1번 외에 나머지 두 건": every point but that one.
+        but = {int(a or b) for a, b in w.BUT_NUMBER.findall(text)}
+        ordinals = tuple(n for n in ordinals if n not in but)
     labels = tuple(m.upper() for m in w.LABEL.findall(text))
     return ordinals, bool(w.REMAINING.search(text)), _all_points(text), labels
 

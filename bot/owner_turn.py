@@ -95,6 +95,11 @@ def read_owner(
             continue
         if clause.act is Act.FACT:
             named, _ = match_targets(clause, open_findings)
+            by_author = _named_author(text, open_findings) if not named else []
+            if by_author:
+                # "- perf-bot 지적: … 스트리밍합니다. `0e9a7b2`": the bullet
+                # answers that reviewer's points, its commit and refusal too.
+                point_targets.setdefault(point, by_author)
             if named:
                 # "이 키는 프런트와 공유됩니다. 그대로 두겠습니다.": the bare refusal
                 # beside it answers the point this sentence is about.

@@ -46,16 +46,25 @@ def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     words besides the concepts, and the one asking back gives a number, or
     they share three ("Please bring back the type-DELETE step in the modal"
     after "Replace the typed confirmation with a … button")."""
-    if not _may_clash(a, b):
+    if b.author in a.agrees or a.author in b.agrees:
         return False
     for one, other in ((a, b), (b, a)):
-        if not is_made(other, reported) or BACK not in one.asks:
+        undo = bool(_UNDO.intersection(one.asks))
+        if not is_made(other, reported) or (BACK not in one.asks and not undo):
             continue
+        if not undo and not _may_clash(a, b):
+            continue  # (undoing a move names the other place: "nginx로 옮긴 것은 되돌려야")
         words = _word_count(_shared_words(one, other))
+        # ("CORS 처리를 nginx로 옮긴 것은 되돌려야": asked undone in so many
+        # words, two words of the change will do.)
         if words >= 3 or (words >= 2 and (
-                any(x.startswith("num:") for x in one.anchors) or unnamed_quantities(one))):
+                undo or any(x.startswith("num:") for x in one.anchors) or unnamed_quantities(one))):
             return True
     return False
+
+
+# Asking a change undone, in so many words.
+_UNDO = frozenset({"revert", "undo", "되돌", "원복", "롤백"})
 
 
 def _opposed_in_words(a: Finding, b: Finding) -> bool:

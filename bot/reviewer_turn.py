@@ -71,7 +71,7 @@ def judge_author(
             continue
         clause, targets, best, reversal = _targets(r, point, text, clause)
         if clause.act is Act.ACK:
-            _acknowledge(r, text, clause, targets)
+            _acknowledge(r, point, text, clause, targets)
         elif clause.act is Act.WITHDRAW:
             _withdraw(r, point, text, targets)
         else:
@@ -82,6 +82,12 @@ def judge_author(
 
 def _reference(r: Reading, point: int, clause: Clause) -> None:
     """"Still open", "2번은 여전히", "as I said": the findings it points at are repeated."""
+    # "2번: … 워커 두 개가 모두 통과합니다. 중복 발송 가능성이 그대로입니다.":
+    # what the numbered point seemed to confirm, it then says is still open.
+    # ("평탄화 확인했습니다. 아직 문제가 남아 있습니다. 이번에는 …": a
+    # confirmation by content stands; what is left is the new point.)
+    if not clause.remaining:  # ("첫 번째는 확인했고, 나머지 하나는 아직입니다": the rest)
+        r.acked.difference_update(r.point_acked.pop(point, set()))
     referenced = _referenced(clause, r.open_before, r.acked | r.dropped, r.mine)
     about = r.point_finding.get(point)
     if (about is not None and about in r.open_before and not (
@@ -90,6 +96,10 @@ def _reference(r: Reading, point: int, clause: Clause) -> None:
         # within a point about one finding, "still" is about that one.
         referenced = [about]
     r.repeated.update(f.label for f in referenced)
+    if clause.ordinals or clause.labels:
+        # "`e31a07b` 확인했습니다. 그러나 2번과 3번은 그대로입니다": the points
+        # it names are not what the bare acknowledgement confirmed.
+        r.acked.difference_update(f.label for f in referenced)
     r.point_refs[point] = referenced
     if len(referenced) == 1:
         # "`e72c915` doesn't fix it. X is still Y.": the rest of the
@@ -197,7 +207,8 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
     return []
 
 
-def _acknowledge(r: Reading, text: str, clause: Clause, targets: list[Finding]) -> None:
+def _acknowledge(r: Reading, point: int, text: str, clause: Clause,
+                 targets: list[Finding]) -> None:
     if clause.everything and len(targets) < 2:
         # "both look right", "모두 확인했습니다": not a point the owner refused.
         kept = [f for f in r.open_before if r.owner.get(f.label) is not OwnerAction.DECLINE]
@@ -219,6 +230,9 @@ def _acknowledge(r: Reading, text: str, clause: Clause, targets: list[Finding]) 
             # confirms that work, not the fixes it did not name.
             targets = []
     r.acked.update(f.label for f in targets)
+    if clause.ordinals or clause.labels:
+        # (Confirmed by number: "2번: … 통과합니다. … 그대로입니다" may take it back.)
+        r.point_acked.setdefault(point, set()).update(f.label for f in targets)
 
 
 def _withdraw(r: Reading, point: int, text: str, targets: list[Finding]) -> None:

@@ -53,6 +53,7 @@ class Reading:
     # What a point's "아직 해결되지 않았습니다" repeated.
     point_refs: dict[int, list[Finding]] = field(default_factory=dict)
     taken_back: set[int] = field(default_factory=set)  # points that took back what this turn raised
+    point_acked: dict[int, set[str]] = field(default_factory=dict)  # what each point acknowledged
     # New findings from a point's statement without a request ("Account-level
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.

@@ -56,12 +56,13 @@ _LITERAL = re.compile(
     # (An assignment's "=", not a comparison's "==", "!=", "<=".)
     r"(?:(?<![=!<>])=(?!=)|\b(?:be|stay|stays|keep|remain|to))\s*`?\s*([\"'])([^\"'`\n]{1,40})\1"
     # ("stay on `/v1/orders`": where, not what.)
-    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|at|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3}"
+    r"|(?:(?<![=!<>])=(?!=)\s*|\b(?:be|stay|stays|keep|remain|to)\s+(?:(?!(?:on|in|for|from|with|under|into|via|by|what)\s)[a-z]+\s+){0,3}"
     # "Make it `ON DELETE CASCADE`", "Declare the FK … as `ON DELETE RESTRICT`":
     r"|\bmake\s+(?:it|this|that|them)\s+|\b(?:declare|define|mark|set)\b[^.;\n`]{0,60}(?:`[^`\n]+`[^.;\n`]{0,30})?\bas\s+)`([^`\n]{1,80})`"
     # A header or key with its value: `Cache-Control: no-store` (not a cache or
     # route key, `home:feed:{user_id}`, whose colons have no space after them).
-    r"|`[A-Za-z][\w-]*\s*:\s+([^`\n]{1,60})`"
+    # (`strategy.fail-fast: true`: a dotted key too.)
+    r"|`[A-Za-z][\w.-]*\s*:\s+([^`\n]{1,60})`"
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
     # ("`https://app.example.com` 하나로만 제한": the only value allowed.)
@@ -179,7 +180,7 @@ def setting_values(text: str) -> frozenset[str]:
             named = (spanned or match.group(5) or match.group(7) or "").strip()
             # `NORMAL`, `STRICT`, `Strict`, `Lax`: a value (`orjson`, `SESSION_TTL`: names).
             constant = (named.isupper() and "_" not in named) or (
-                named.istitle() and named.isalpha())
+                named.istitle() and named.isalpha()) or literal in _LOG_LEVELS
             fixed = bool(match.group(5)) and _FIX_TO.search(match.group(0))
             if named and not (assigned or constant or fixed or named.startswith(("'", '"'))) and (
                 _CODE_NAME.fullmatch(literal)
@@ -200,6 +201,12 @@ def setting_values(text: str) -> frozenset[str]:
             elif literal:
                 literal = _BOOLEAN.get(literal, literal)  # `on` and `true`: one value
                 add("=" + " ".join(literal.split()), at, key)
+        for match in _ASSIGNED.finditer(clause):
+            name, literal = match.group(1).lower(), match.group(2).strip().strip("\"'").lower()
+            if NUMBER_VALUE.fullmatch(literal):
+                add(literal.replace(" ", ""), match.start(), name)
+            elif literal:
+                add("=" + _BOOLEAN.get(literal, literal), match.start(), name)
         for match in _VERSION.finditer(clause):
             add(_version_value(match), match.start())
         for match in _ZONE.finditer(clause):
@@ -215,6 +222,11 @@ def setting_values(text: str) -> frozenset[str]:
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
+
+
+# A setting given its value in one span, then "로 …" whatever the verb:
+# "`LOG_REQUEST_BODY=true`로 요청 본문 로깅을 켜 주십시오".
+_ASSIGNED = re.compile(r"`([A-Za-z_][\w.-]*)\s*=\s*([^`=\n]{1,40})`\s*(?:으로|로)(?![가-힣])")
 
 
 # A package version asked for: "`requests` has to be >= 2.32.0", "must stay
@@ -256,6 +268,10 @@ def _zone(match: re.Match[str]) -> str:
     """The zone a `_ZONE` match names, one name for each zone."""
     name = (match.group(1) or match.group(2)).lower()
     return "tz:" + _ZONES.get(name, name)
+
+
+# Log levels in code are values, not names: "must stay at `warn`".
+_LOG_LEVELS = frozenset({"trace", "debug", "info", "warn", "warning", "error", "critical", "fatal"})
 
 
 # A name asked to become another: "`darkMode` 플래그 키를 `FF_DARK_MODE`로

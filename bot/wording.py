@@ -336,6 +336,8 @@ REBUTTAL = words(
     r"|\bmisses\s+the\s+point|\bbeside\s+the\s+point|\bthat'?s\s+not\s+the\s+(?:issue|problem|point)"
     r"|요청(?:드린|한|했던)\s*(?:것|내용|부분)이\s*아닙|말씀드린\s*(?:것|내용)이\s*아닙|지적(?:한|드린)\s*(?:것|내용)이\s*아닙"
     r"|해결(?:되지|이\s*안)|핵심이\s*아닙|본질(?:은|이)|만으로는\s*(?:부족|안\s*됩|해결)|\b(?:is|isn't|is\s+not)\s+(?:not\s+)?enough"
+    # Against the owner's reason: "클라이언트 측 검사는 … 근거가 될 수 없습니다".
+    r"|(?:근거|이유|사유)가?\s*(?:될|되지)\s*(?:수\s*)?(?:없|않|못)|\bis\s+not\s+a\s+(?:valid\s+|good\s+)?(?:reason|argument|justification)\b|\bdoes(?:n't|\s+not)\s+justify\b"
     r"|\bnot\s+sufficient|\binsufficient|\bi\s+(?:don't|do\s+not)\s+(?:think|agree)\s+(?:that\s+)?(?:these|this|that|it|they)\s+(?:is|are)"
     r"|\bi\s+disagree\b|동의하기\s*어렵|동의하지\s*않"
     # "1번은 실제로 발생합니다", "It does happen": the owner's "it can't happen" answered.
@@ -417,6 +419,8 @@ DECLINE = words(
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\s+(?:from\s+my\s+side|from\s+me|planned|in\s+this\s+pr)\b|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
+    # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
+    r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
     r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
@@ -470,7 +474,8 @@ CLAUSE = words(
 # Ordinal selectors: which of the author's findings a clause points at.
 # "세 번째 말씀드리지만", "for the third time": how often, not which point.
 _NOT_A_POINT = (r"(?!\s*(?:로\s*)?(?:말씀|얘기|이야기|요청|언급|드리|리뷰|검토|라운드|시도|반복|같은))")
-_NOT_A_POINT_EN = r"(?!\s+(?:time|round|attempt|try|review|pass)\b)"
+_NOT_A_POINT_EN = (r"(?!\s+(?:time|round|attempt|try|review|pass|failure|error|run|job|call|step"
+                   r"|build|deploy|push|page|row|line|request|byte|half|load|login|visit)s?\b)")
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(rf"\bfirst\b{_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
     (re.compile(rf"\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
@@ -503,6 +508,10 @@ ON_NUMBER = words(
 )
 # Every ordinal and number selector needs one of these; most clauses have none.
 MAYBE_ORDINAL = re.compile(r"\d|first|second|third|fourth|번째|[①-⑩]", re.I)
+# "1번 외에", "2번 말고", "other than #1": the points but that one.
+BUT_NUMBER = re.compile(r"([1-9])\s*번(?:은|을|는)?\s*(?:외에|외의|말고|빼고|(?:을|를)?\s*제외하고)"
+                        r"|\b(?:other\s+than|besides|except(?:\s+for)?)\s+(?:#|point\s+|item\s+)([1-9])\b",
+                        re.I)
 # "1. **[P1] (was #2)**": a renumbered list names the point by its old number.
 WAS_NUMBER = re.compile(r"\(\s*(?:was|formerly|previously|old|기존|이전|원래|구)\s*#?\s*([1-9])\s*번?\s*\)", re.I)
 # What may follow "both" / "all" when it means every point: "both look good",
@@ -565,7 +574,7 @@ NO_CONCERN = words(
     r"|\bnothing\s+(?:further\s+|else\s+)?(?:to\s+add|from\s+me|to\s+flag)|^\W*nothing\s+(?:further|else)\b"
     r"|\b(?:change|this|it)\s+has\s+no\s+(?:user-?facing\s+|visible\s+)?(?:impact|effect)\s+on\b"
     r"|변경(?:은|도|이)?\s*[^.\n]{0,30}영향(?:이|은|는|도)?\s*없습니다"
-    r"|(?:이견|우려|걱정|추가\s*의견|코멘트)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
+    r"|(?:이견|우려|걱정|추가\s*의견|코멘트|추가\s*지적(?:\s*사항)?)(?:은|는|이|가|도)?\s*없|(?:쪽은|쪽에서는|제\s*쪽은)?(?<!\s)\s*+더\s*(?:는\s*)?없습니다|더\s*이상\s*없"
     # "남은 항목을 다시 번호 매깁니다", "renumbering what is left": about the list, not a point.
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
     re.I,

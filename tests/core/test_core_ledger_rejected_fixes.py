@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
+from bot.finding import Finding
 from bot.findings import Act, reviewer_clause, selectors, starts_new_point
 from bot.models import Role, Trigger
 
@@ -116,3 +117,43 @@ def test_a_figure_said_to_be_stable_is_praise_not_a_finding() -> None:
     for text in ("10만 행 기준 RSS 48MB로 안정적입니다.", "Memory stays stable at 48MB under 100k rows."):
         assert reviewer_clause(text).act is Act.FACT, text
     assert reviewer_clause("p99가 안정적이지 않습니다. 300ms 아래로 낮춰 주세요.").act is Act.FINDING
+
+
+def test_the_first_failure_and_besides_point_one_name_no_point() -> None:
+    assert selectors("instead of stopping at the first failure")[0] == ()
+    assert selectors("1번 외에 나머지 두 건은 여전히 수정이 필요합니다.")[0] == ()
+    assert selectors("Everything other than #2 is fine.")[0] == ()
+    assert reviewer_clause("보안 쪽 추가 지적은 없습니다.").act is Act.FACT
+    assert reviewer_clause("클라이언트 측 검사는 쉽게 우회되므로 근거가 될 수 없습니다.").act is Act.REFERENCE
+
+
+def test_a_bare_confirmation_then_points_still_open_by_number() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "주문 테이블 마이그레이션을 작성해 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`migrations/0042.py` 작성했습니다.")
+    sim.say(Role.REVIEWER, "1. `downgrade()`가 비어 있습니다. 되돌리는 코드가 있어야 합니다.\n"
+                           "2. 인덱스를 `CONCURRENTLY`로 만들어야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n두 가지 반영했습니다 (`a1b2c3d`).")
+    sim.say(Role.REVIEWER, "`a1b2c3d` 확인했습니다. 그러나 1번과 2번은 그대로입니다.\n"
+                           "2번: 워커 두 개가 모두 통과합니다. 트랜잭션 에러가 그대로입니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n다시 고쳤습니다 (`b2c3d4e`).")
+    sim.say(Role.REVIEWER, "확인했습니다만 두 지적 모두 해결되지 않았습니다.")
+    sim.end()
+    assert [f.label for f in sim.state.findings] == ["F1", "F2"]
+    assert all(f.is_open for f in sim.state.findings)
+    [deadlock] = sim.deadlocks()
+    assert deadlock.trigger is Trigger.NO_PROGRESS
+
+
+def test_an_owner_bullet_led_by_a_reviewer_s_name_answers_its_points() -> None:
+    from bot.finding import OwnerAction
+    from bot.owner_turn import read_owner
+
+    sec = Finding(label="F1", author="sec-bot", summary="매직 바이트로 형식을 검증해야 합니다.",
+                  anchors=["code:image.open"], terms=["매직", "바이", "검증", "형식"])
+    perf = Finding(label="F2", author="perf-bot", summary="청크 단위로 읽어 413을 반환해 주세요.",
+                   anchors=["num:413"], terms=["청크", "단위", "반환"])
+    actions = read_owner([sec, perf], [
+        "STEP_DONE\n- perf-bot 지적: `file.read(CHUNK)` 루프로 바꾸고 초과 시 `413`을 반환합니다. `0e9a7b2`\n"
+        "- sec-bot 지적: 프론트엔드에서 이미 MIME 검사를 하고, 확장자 검사로 충분하다고 판단합니다."])
+    assert actions == {"F1": OwnerAction.DECLINE, "F2": OwnerAction.FIX}

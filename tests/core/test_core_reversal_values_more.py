@@ -74,3 +74,54 @@ def test_the_wildcard_refused_and_asked_in_one_place() -> None:
     elsewhere = _finding("F6", "fe-bot", "`/api/v3/public`은 지금처럼 `Access-Control-Allow-Origin: *`로 "
                          "열어 두어야 합니다.")
     assert reverses(fe, sec) and not reverses(elsewhere, sec)
+
+
+def test_moved_out_into_a_setting_is_not_removed() -> None:
+    from bot.demands import direction
+
+    assert direction("재배포 없이 바꿀 수 있도록 환경 변수 `DIGEST_EVERY_MINUTES`로 빼 주십시오.") == 0
+    assert direction("`retry` 데코레이터는 빼 주세요.") == -1
+    ux = _finding("F1", "ux-bot", "`DIGEST_MINUTES`를 240(4시간)으로 늘려 주십시오.")
+    ops = _finding("F3", "ops-bot", "`DIGEST_MINUTES`가 모듈 상수입니다. 값은 제품 쪽 판단에 맡기겠습니다. "
+                   "환경 변수 `APP_DIGEST_MINUTES`로 빼 주십시오.")
+    assert not reverses(ops, ux)
+
+
+def test_a_switch_turned_back_on_with_a_dotted_key() -> None:
+    assert setting_values("Please turn fail-fast back on (`strategy.fail-fast: true`).") == {
+        "=true@fail-fast"}
+    assert setting_values("`LOG_BODIES=true`로 요청 본문 로깅을 켜 주십시오.") == {"=true@log_bodies"}
+    qa = _finding("F3", "qa-bot", "Please set `fail-fast: false` under `strategy` in `ci.yml`.")
+    ci = _finding("F4", "ci-bot", "With fail-fast off a broken PR burns every job. Please turn "
+                  "fail-fast back on (`strategy.fail-fast: true`).")
+    assert reverses(ci, qa)
+
+
+def test_a_level_kept_in_code_and_caching_refused() -> None:
+    assert setting_values("`LOG_LEVEL` in `values.yaml` must stay at `warn`.") >= {"=warn@log_level"}
+    ops = _finding("F1", "ops-bot", "Set `LOG_LEVEL=debug` for the worker in `values.yaml`.")
+    sec = _finding("F3", "sec-bot", "Please don't. `LOG_LEVEL` for the worker in `values.yaml` must "
+                   "stay at `warn`.")
+    assert reverses(sec, ops)
+    from bot.demands import direction
+
+    assert direction("The catalog response must not be cached.") == -1
+    assert direction("카탈로그 응답은 캐시하지 마십시오.") == -1
+
+
+def test_undoing_a_move_names_the_other_place() -> None:
+    from bot.finding import FindingStatus
+
+    ops = _finding("F1", "ops-bot", "CORS 헤더는 앱에서 붙이지 말고 nginx 쪽 `deploy/nginx/web.conf`로 "
+                   "옮겨야 합니다.")
+    ops.status = FindingStatus.FIXED
+    api = _finding("F3", "api-bot", "그런데 CORS 처리를 nginx로 옮긴 것은 되돌려야 합니다. CORS는 "
+                   "`app/server.py`의 미들웨어에 두어 주십시오.")
+    other = _finding("F4", "api-bot", "`app/server.py`의 로깅 미들웨어를 되돌려야 합니다.")
+    assert reverses(api, ops) and not reverses(other, ops)
+    logo = _finding("F1", "sec-bot", "`ALLOWED_TYPES`에서 `image/svg+xml`을 빼야 합니다. SVG 로고 파일에는 "
+                    "스크립트를 넣을 수 있어 stored XSS가 됩니다.")
+    logo.status = FindingStatus.FIXED
+    again = _finding("F5", "ux-bot", "이제 SVG 로고 파일을 올릴 수 없게 된 것은 문제입니다. SVG 로고도 다시 "
+                     "업로드할 수 있게 해 주십시오.")
+    assert reverses(again, logo)
