@@ -6,6 +6,7 @@ kind (times, sizes, shares, counts) brought to one scale. Pure.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
 SCALE = {"ms": 0.001, "s": 1, "초": 1, "m": 60, "min": 60, "분": 60, "h": 3600, "시간": 3600,
@@ -30,18 +31,24 @@ def _meets(x: str, y: str) -> bool:
         return False  # two literals, not the same
     if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
         return False
-    nx, ny = nx * SCALE.get(ux, 1), ny * SCALE.get(uy, 1)
+    # (One value written twice: "30s" and "30초", "3000원" and "3000 won".)
+    return _bounds_meet(bx, nx * SCALE.get(ux, 1), by, ny * SCALE.get(uy, 1))
+
+
+def _bounds_meet(bx: str, x: Any, by: str, y: Any) -> bool:
+    """Two values, each exact ("") or a bound ("<=", ">="), some one value
+    meets: numbers, or versions as tuples."""
     if not (bx or by):
-        return nx == ny  # one value written twice: "30s" and "30초", "3000원" and "3000 won"
+        return bool(x == y)
     if bx and by:
         # Two bounds meet unless one's floor is above the other's ceiling
         # ("at most 600" and "at most 300" agree; "at least 400", "at most 365" do not).
         if bx == by:
             return True
-        low, high = (nx, ny) if bx == ">=" else (ny, nx)
-        return low <= high
-    bound, limit, value = (bx, nx, ny) if bx else (by, ny, nx)
-    return value <= limit if bound == "<=" else value >= limit
+        low, high = (x, y) if bx == ">=" else (y, x)
+        return bool(low <= high)
+    bound, limit, value = (bx, x, y) if bx else (by, y, x)
+    return bool(value <= limit if bound == "<=" else value >= limit)
 
 
 # A package version, "2.32.0" asked as `>=2.32.0ver` (at least), `2.31.0ver` (exactly).
@@ -53,15 +60,7 @@ def _versions_meet(x: str, y: str) -> bool:
     if not (x.endswith(VERSION) and y.endswith(VERSION)):
         return False  # a version and a number: two settings' worth, never one
     (bx, vx), (by, vy) = _version(x), _version(y)
-    if not (bx or by):
-        return vx == vy
-    if bx and by:
-        if bx == by:
-            return True
-        low, high = (vx, vy) if bx == ">=" else (vy, vx)
-        return low <= high
-    bound, limit, value = (bx, vx, vy) if bx else (by, vy, vx)
-    return value <= limit if bound == "<=" else value >= limit
+    return _bounds_meet(bx, vx, by, vy)
 
 
 def _version(value: str) -> tuple[str, tuple[int, ...]]:

@@ -4,17 +4,13 @@ a wildcard origin refused in one place and asked in it by another."""
 
 from __future__ import annotations
 
-from bot.contradictions import demands_of, reverses
-from bot.finding import Finding
-from bot.findings import topic
+from test_core_ledger_wording import _finding
+
+from bot.contradictions import reverses
 from bot.quantities import compatible
 from bot.values import setting_values
 
 
-def _finding(label: str, author: str, text: str) -> Finding:
-    t = topic(text)
-    return Finding(label=label, author=author, summary="", anchors=sorted(t.anchors),
-                   terms=sorted(t.terms), **demands_of(text, set()))
 def test_versions_are_read_whole_and_compared_as_versions() -> None:
     assert setting_values("`requests` has to be >= 2.32.0.") == {">=2.32.0ver@requests"}
     assert setting_values("`requests` must stay pinned at `==2.31.0`.") >= {"2.31.0ver@requests"}
