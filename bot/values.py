@@ -23,6 +23,7 @@ from bot.stances import (
     retry_stance,
     sync_stance,
 )
+from bot.value_forms import assignments, is_version, versions, zones
 
 # "5000을 넘지 않게", "5000을 초과하지 않도록": at most that.
 _NOT_BEYOND = r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
@@ -194,23 +195,20 @@ def setting_values(text: str) -> frozenset[str]:
             at = match.start(6) if match.group(6) else match.start()  # after "set `X`"
             if literal.strip("[]\"' ") == "*":
                 literal = "*"  # `["*"]`, `"*"`: the wildcard
-            if _A_VERSION.fullmatch(literal):
+            if is_version(literal):
                 add(literal.lstrip("v") + VERSION, at, key)  # "should be `20.11.1`"
             elif NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
                 literal = _BOOLEAN.get(literal, literal)  # `on` and `true`: one value
                 add("=" + " ".join(literal.split()), at, key)
-        for match in _ASSIGNED.finditer(clause):
-            name, literal = match.group(1).lower(), match.group(2).strip().strip("\"'").lower()
+        for at, name, literal in assignments(clause):
             if NUMBER_VALUE.fullmatch(literal):
-                add(literal.replace(" ", ""), match.start(), name)
+                add(literal.replace(" ", ""), at, name)
             elif literal:
-                add("=" + _BOOLEAN.get(literal, literal), match.start(), name)
-        for match in _VERSION.finditer(clause):
-            add(_version_value(match), match.start())
-        for match in _ZONE.finditer(clause):
-            add("=" + _zone(match), match.start())
+                add("=" + _BOOLEAN.get(literal, literal), at, name)
+        for at, value in versions(clause) + zones(clause):
+            add(value, at)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
         for match in _RENAME.finditer(clause):
@@ -222,52 +220,6 @@ def setting_values(text: str) -> frozenset[str]:
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
-
-
-# A setting given its value in one span, then "로 …" whatever the verb:
-# "`LOG_REQUEST_BODY=true`로 요청 본문 로깅을 켜 주십시오".
-_ASSIGNED = re.compile(r"`([A-Za-z_][\w.-]*)\s*=\s*([^`=\n]{1,40})`\s*(?:으로|로)(?![가-힣])")
-
-
-# A package version asked for: "`requests` has to be >= 2.32.0", "must stay
-# pinned at `==2.31.0`", "2.6.0 이상으로" (at least, at most or exactly).
-_VERSION = re.compile(
-    # (Not a requirement quoted in code: "`Django<5.0`을 요구해서" states it.)
-    r"(?<![\w\]])(>=|<=|==|~=|>|<)\s*`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
-    r"|\b(?:pinned|pin(?:ned)?\s+it|stay|keep\s+it)\s+(?:pinned\s+)?(?:at|to|on)\s+"
-    r"(?:(?:an?\s+)?(?:exact\s+)?version,?\s+)?`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
-    r"|(?<![\d.])v?(\d+\.\d+\.\d+)`?\s*(?:(이상|or\s+(?:later|newer|above|higher))|(이하|or\s+(?:earlier|older|below|lower)))",
-    re.I,
-)
-
-
-_A_VERSION = re.compile(r"v?\d+\.\d+\.\d+")
-
-
-def _version_value(match: re.Match[str]) -> str:
-    """A `_VERSION` match as a stored value: `>=2.32.0ver`, `2.31.0ver`."""
-    sign, number = match.group(1) or "", match.group(2) or match.group(3) or match.group(4)
-    bound = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}.get(sign, "")
-    bound = ">=" if match.group(5) else "<=" if match.group(6) else bound
-    return bound + number + VERSION
-
-
-# A time zone a request asks dates to be read in: "UTC로 통일", "`Asia/Seoul`
-# 기준으로", "in UTC", "AT TIME ZONE 'UTC'", "한국 시간 기준" (KST, Seoul: one zone).
-_ZONE = re.compile(
-    r"(?:\b(?:in|to|use|at\s+time\s+zone)\s+)?[`'\"]?(?<![a-z0-9_])(utc|gmt|kst|jst|(?:asia|europe|america|africa|australia|pacific|etc)/[a-z_]+)(?![a-z0-9_/])[`'\"]?"
-    r"(?=\s*(?:기준|으로|로(?![가-힣])|\)|time\b|timezone\b|zone\b|boundar|midnight|day\b|dates?\b|$))"
-    r"|(한국|서울)\s*(?:시간|시각|날짜)\s*기준",
-    re.I,
-)
-_ZONES = {"gmt": "utc", "etc/utc": "utc", "kst": "asia/seoul", "한국": "asia/seoul",
-          "서울": "asia/seoul"}
-
-
-def _zone(match: re.Match[str]) -> str:
-    """The zone a `_ZONE` match names, one name for each zone."""
-    name = (match.group(1) or match.group(2)).lower()
-    return "tz:" + _ZONES.get(name, name)
 
 
 # Log levels in code are values, not names: "must stay at `warn`".

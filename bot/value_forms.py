@@ -1,0 +1,78 @@
+"""Values written in forms of their own, for `bot.values`: a package version
+("`requests` has to be >= 2.32.0"), a time zone ("UTC로 통일", "`Asia/Seoul`
+기준으로"), a setting given its value in one span ("`LOG_BODY=true`로 …").
+Each reader returns where in the clause the value stands, so `bot.values`
+gives it to the setting named before it. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.quantities import VERSION
+
+# A setting given its value in one span, then "로 …" whatever the verb:
+# "`LOG_REQUEST_BODY=true`로 요청 본문 로깅을 켜 주십시오".
+_ASSIGNED = re.compile(r"`([A-Za-z_][\w.-]*)\s*=\s*([^`=\n]{1,40})`\s*(?:으로|로)(?![가-힣])")
+
+
+# A package version asked for: "`requests` has to be >= 2.32.0", "must stay
+# pinned at `==2.31.0`", "2.6.0 이상으로" (at least, at most or exactly).
+_VERSION = re.compile(
+    # (Not a requirement quoted in code: "`Django<5.0`을 요구해서" states it.)
+    r"(?<![\w\]])(>=|<=|==|~=|>|<)\s*`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|\b(?:pinned|pin(?:ned)?\s+it|stay|keep\s+it)\s+(?:pinned\s+)?(?:at|to|on)\s+"
+    r"(?:(?:an?\s+)?(?:exact\s+)?version,?\s+)?`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|(?<![\d.])v?(\d+\.\d+\.\d+)`?\s*(?:(이상|or\s+(?:later|newer|above|higher))|(이하|or\s+(?:earlier|older|below|lower)))",
+    re.I,
+)
+
+
+_A_VERSION = re.compile(r"v?\d+\.\d+\.\d+")
+
+
+def _version_value(match: re.Match[str]) -> str:
+    """A `_VERSION` match as a stored value: `>=2.32.0ver`, `2.31.0ver`."""
+    sign, number = match.group(1) or "", match.group(2) or match.group(3) or match.group(4)
+    bound = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}.get(sign, "")
+    bound = ">=" if match.group(5) else "<=" if match.group(6) else bound
+    return bound + number + VERSION
+
+
+# A time zone a request asks dates to be read in: "UTC로 통일", "`Asia/Seoul`
+# 기준으로", "in UTC", "AT TIME ZONE 'UTC'", "한국 시간 기준" (KST, Seoul: one zone).
+_ZONE = re.compile(
+    r"(?:\b(?:in|to|use|at\s+time\s+zone)\s+)?[`'\"]?(?<![a-z0-9_])(utc|gmt|kst|jst|(?:asia|europe|america|africa|australia|pacific|etc)/[a-z_]+)(?![a-z0-9_/])[`'\"]?"
+    r"(?=\s*(?:기준|으로|로(?![가-힣])|\)|time\b|timezone\b|zone\b|boundar|midnight|day\b|dates?\b|$))"
+    r"|(한국|서울)\s*(?:시간|시각|날짜)\s*기준",
+    re.I,
+)
+_ZONES = {"gmt": "utc", "etc/utc": "utc", "kst": "asia/seoul", "한국": "asia/seoul",
+          "서울": "asia/seoul"}
+
+
+def _zone(match: re.Match[str]) -> str:
+    """The zone a `_ZONE` match names, one name for each zone."""
+    name = (match.group(1) or match.group(2)).lower()
+    return "tz:" + _ZONES.get(name, name)
+
+
+def assignments(clause: str) -> list[tuple[int, str, str]]:
+    """(where, setting, literal) of each "`name=value`로 …" in the clause."""
+    return [(m.start(), m.group(1).lower(), m.group(2).strip().strip("\"'").lower())
+            for m in _ASSIGNED.finditer(clause)]
+
+
+def versions(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each version asked: `>=2.32.0ver`, `2.31.0ver`."""
+    return [(m.start(), _version_value(m)) for m in _VERSION.finditer(clause)]
+
+
+def zones(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`."""
+    return [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]
+
+
+def is_version(literal: str) -> bool:
+    """A literal that is a version of three parts: `20.11.1`, `v2.31.0`."""
+    return bool(_A_VERSION.fullmatch(literal))
