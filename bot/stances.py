@@ -202,8 +202,7 @@ _NULLABLE = re.compile(
 def null_stance(clause: str) -> int:
     """+1 for a clause that asks a column required (`NOT NULL`), -1 for one that
     asks it left nullable, 0 for neither or both."""
-    required, optional = bool(_NOT_NULL.search(clause)), bool(_NULLABLE.search(clause))
-    return 0 if required == optional else 1 if required else -1
+    return _one_way(clause, _NOT_NULL, _NULLABLE)
 
 
 # Output that follows the reader's locale (+1: "로케일 포맷으로 출력해야",
@@ -225,5 +224,10 @@ _FIXED_FORM = re.compile(
 def locale_stance(clause: str) -> int:
     """+1 for a clause that asks output in the reader's locale, -1 for one that
     asks one fixed form whatever the locale, 0 for neither or both."""
-    per_locale, fixed = bool(_LOCALIZED.search(clause)), bool(_FIXED_FORM.search(clause))
-    return 0 if per_locale == fixed else 1 if per_locale else -1
+    return _one_way(clause, _LOCALIZED, _FIXED_FORM)
+
+
+def _one_way(clause: str, this: re.Pattern[str], that: re.Pattern[str]) -> int:
+    """+1 when only `this` is asked, -1 when only `that`, 0 for neither or both."""
+    yes, no = bool(this.search(clause)), bool(that.search(clause))
+    return 0 if yes == no else 1 if yes else -1
