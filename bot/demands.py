@@ -164,6 +164,8 @@ _PROHIBITED_EN = re.compile(
     r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
     re.I,
 )
+# The thing put in, just before "넣지 말아": "검사를 ", "로그를 ".
+_OBJECT_KO = re.compile(r"([가-힣]{2,4})(?:을|를)\s*$")
 # Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
 _NOT_A_DEMAND_KO = ("걱정", "망설", "잊", "신경")
 _NOT_A_DEMAND = frozenset({
@@ -185,6 +187,11 @@ def prohibited(text: str) -> frozenset[str]:
                 word = word[0]  # "넣으면 안 됩니다": 넣
             if word in _ADD_WORDS:
                 out.add(ADD)  # ("don't add", "넣지 말아": adding, in any of its words)
+                # "magic bytes 검사를 넣지 말아": not to check, as "검사하고
+                # … 거부해야" asks to.
+                thing = _OBJECT_KO.search(clause, 0, match.start())
+                if thing:
+                    out.add(thing.group(1))
             if len(word) >= 2 and not word.startswith(_NOT_A_DEMAND_KO):
                 out.add(word)
         for match in _PROHIBITED_EN.finditer(clause):

@@ -311,6 +311,19 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         if not clause.asserted and r.tentative.get(point) is same_point:
             del r.tentative[point]  # the point asks for something: a finding of its own
         return
+    lead = r.point_finding.get(point - 1)
+    if (lead is not None and lead in r.new and not clause.asserted and not clause.topic.strong
+            and not (starts_new_point(text) or reversal or judged_new)
+            and score(clause.topic, lead.topic()) >= LOOSE and r.after_output(text)):
+        # "`req.body` is already parsed …, so every real event fails: (output)
+        # / The webhook route needs the raw request body.": a request that
+        # names nothing of its own, right below the output the point before
+        # it showed and in that point's words, is where that point leads.
+        lead.absorb(clause.topic)
+        r.point_finding[point] = lead
+        if r.tentative.get(point - 1) is lead:
+            del r.tentative[point - 1]
+        return
     twin, _ = match_targets(clause, r.new)
     if reversal and twin and r.point_finding.get(point) is not twin[0]:
         # The opposite of another reviewer's point is a point of its own,

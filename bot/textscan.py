@@ -94,6 +94,8 @@ _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure))\b")
 def errors_beside(message: str, text: str) -> frozenset[str]:
     """The error names of the fence just below or just above the line that
     holds `text` in `message` (a closed fence): the output a point shows."""
+    if "```" not in message and "~~~" not in message:
+        return frozenset()  # no fence at all (most clauses: asked once for each)
     raw = strip_internal(message).splitlines()
     hidden = _closed_fences(raw)
     at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
@@ -112,6 +114,22 @@ def errors_beside(message: str, text: str) -> frozenset[str]:
                 out.update(_ERROR_NAME.findall(raw[i]))
             i += step
     return frozenset(out)
+
+
+def after_output(message: str, text: str) -> bool:
+    """The line that holds `text` in `message` comes right after a closed
+    fence: a conclusion drawn from the output just shown."""
+    if "```" not in message and "~~~" not in message:
+        return False
+    raw = strip_internal(message).splitlines()
+    hidden = _closed_fences(raw)
+    at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
+    if at is None:
+        return False
+    i = at - 1
+    while i >= 0 and not raw[i].strip():
+        i -= 1
+    return i >= 0 and i in hidden
 
 
 # A failing run in test output: "FAILED tests/…", "2 failed, 303 passed", a traceback.

@@ -20,7 +20,7 @@ from bot.findings import (
     reviewer_clause,
     topic,
 )
-from bot.textscan import errors_beside, shows_failure
+from bot.textscan import after_output, errors_beside, shows_failure
 
 
 @dataclass
@@ -108,6 +108,11 @@ class Reading:
         """The errors in the fenced test output beside a clause."""
         message = next((m for m in self.messages if text[:60] in m), "")
         return errors_beside(message, text)
+
+    def after_output(self, text: str) -> bool:
+        """The clause's line comes right after a fenced output."""
+        message = next((m for m in self.messages if text[:60] in m), "")
+        return after_output(message, text)
 
     def still(self) -> list[Finding]:
         """The author's open findings this turn has not yet called fixed or dropped."""

@@ -46,7 +46,11 @@ _VALUE = re.compile(
 _SET_VALUE = re.compile(
     r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(?<![\d.])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\w)"
     # (From a number's first digit only: a long run of digits is read once.)
-    r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])",
+    r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])"
+    # "`PG_MAX_RETRIES` 는 0 이어야 하고": the value it has to be (a number
+    # standing alone: not the end of `2024-05-01T09:00:00`).
+    r"|(?:(?<=\s)|(?<=\s`))(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*"
+    r"(?:이어야|여야|이여야|(?:이|가)\s*(?:되어야|돼야))",
     re.I,
 )
 
@@ -157,11 +161,14 @@ def setting_values(text: str) -> frozenset[str]:
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = _PER.match(clause, match.end())  # "50 messages per second": a rate
             unit += "/" + per.group(1).lower() if per else ""
-            if len(number) >= 2 or unit:
-                add(_bound(clause, match.start(1), match.end()) + number + unit, match.start(1))
+            bound = _bound(clause, match.start(1), match.end())
+            # (One digit in prose is a value only as a bound: "최소 3 이상".)
+            if len(number) >= 2 or unit or bound:
+                add(bound + number + unit, match.start(1))
         for match in _SET_VALUE.finditer(clause):
-            number = match.group(1) or match.group(3)
-            add(number + (match.group(2) or match.group(4) or "").lower(), match.start())
+            number = match.group(1) or match.group(3) or match.group(5)
+            unit = match.group(2) or match.group(4) or match.group(6) or ""
+            add(number + unit.lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")

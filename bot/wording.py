@@ -353,7 +353,7 @@ REQUEST = words(
     r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
     r"|ha(?:s|ve)\s+to|go(?:es)?\s+back)\b"
     r"|" + MUST_KO + r"|해야|이어야|여야\s*합|필요|누락|없습니다|없어|없이|안\s*됩니다|안됩니다|않습니다|않고|않아|않는|않은|문제|버그|실패|오류|에러"
-    r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
+    r"|잘못|바꿔|바꾸|변경해|수정해|고쳐|주세요|주십시오|바랍니다|위험|빠져|빠졌|누수|깨지|깨집|깨져|틀렸|부족|대신|제거해"
     r"|추가해|되돌려|원복|복구|낮춰|낮추|올려|올리|늘려|줄여|우려|취약|막아|막히|새고|새는|터집|터지",
     re.I,
 )
@@ -362,7 +362,7 @@ POSITIVE = words(
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
-    r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
+    r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사(?!\s*(?:로그|기록|추적|이벤트|테이블|대상|보고|용\b|팀))|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
     r"|(?:개선|향상)\s*폭(?:이|은)\s*(?:큽니다|상당합니다)|잘\s*(?:맞추|정리하|처리하|반영하)셨"
     r"|안정적(?:입니다|이고|으로\s*(?:동작|유지|처리))|이상\s*없(?:습니다|음|이)|문제\s*없이\s*(?:동작|통과|처리)|\b(?:is|are|stays?|remains?)\s+stable\b"
     r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
@@ -532,10 +532,14 @@ HEDGE = words(
     r"|\bfair\s+point\s+to\s+(?:raise|bring|take|discuss)"
     r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
     r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해"
+    # Agreement with the work as a whole, before the point that still stands:
+    # "전체적인 방향에는 동의합니다", "I agree with the overall approach".
+    r"|(?:전체적인|전반적인|큰)\s*(?:방향|구조|접근|설계|틀)(?:에는|에도|에|은|는|도)?\s*(?:동의|공감)"
+    r"|\bagree\s+with\s+the\s+overall\s+(?:direction|approach|design|structure)"
     # The reviewer's own plan: "커밋이 올라오면 다시 보겠습니다", "will re-review once pushed".
     r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)"
     # Thanks for the work, the whole clause: "수정해 주셔서 감사합니다", "Thanks for the quick fix."
-    r"|^[^.\n]{0,30}주셔서\s*(?:정말\s*|너무\s*)?(?:감사|고맙)[^.\n]{0,8}[.!]?$"
+    r"|^[^.\n]{0,30}주셔서\s*(?:정말\s*|너무\s*)?(?:감사|고맙|(?:큰\s*|많은\s*)?도움이\s*(?:되었|됐|됩))[^.\n]{0,8}[.!]?$"
     r"|^\W*thanks?(?:\s+you)?(?:\s+for\s+(?:the\s+)?(?:quick\s+)?(?:fix(?:es)?|update|turnaround|changes?|iteration))?[.!]?$",
     re.I,
 )

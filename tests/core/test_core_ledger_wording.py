@@ -648,8 +648,9 @@ def test_settings_of_values_in_spans_in_the_point_and_in_korean_switches() -> No
         "`CORS_ALLOW_CREDENTIALS`를 `True`로 켜 주셔야 합니다.")
     assert "=false@cors_allow_credentials" in setting_values(
         "`CORS_ALLOW_CREDENTIALS`는 지금처럼 꺼 둔 상태(`False`)로 유지해 주셔야 합니다.")
-    # (`~add`: adding in any of its words.)
-    assert prohibited("`orders`에 인덱스를 추가하는 것은 하지 말아 주십시오.") == {"추가", "~add"}
+    # (`~add`: adding in any of its words; and the thing not to be added.)
+    assert prohibited("`orders`에 인덱스를 추가하는 것은 하지 말아 주십시오.") == {
+        "추가", "~add", "인덱스"}
 
 
 def test_a_point_against_another_reviewers_request_reverses_it() -> None:
@@ -1291,7 +1292,7 @@ def test_a_commit_heading_reports_a_fix_a_later_look_asks_nothing_and_removing_u
                  "마이그레이션이 올라오면 그때 보겠습니다."):
         assert reviewer_clause(text).act is Act.FACT, text
     # "…을 추가하면 안 됩니다" prohibits adding; "추가하고 … 만들어야" asks to add.
-    assert prohibited("`pg_trgm` 확장을 추가하면 안 됩니다.") == {"추가", "~add"}
+    assert prohibited("`pg_trgm` 확장을 추가하면 안 됩니다.") == {"추가", "~add", "확장"}
     assert "추가" in asked_verbs("`pg_trgm`을 추가하고 `gin` 인덱스를 만들어야 합니다.")
     # Dropping the migration `0042_users_email_idx` removes the index `users_email_idx`.
     index = _finding("F1", "perf-bot", "Add an index: `CREATE INDEX users_email_idx ON users (email)`.")
