@@ -404,8 +404,17 @@ def restates(text: str) -> bool:
 
 
 def starts_new_point(text: str) -> bool:
-    """"Also, …" / "또한 …": the clause opens a point of its own."""
-    return bool(w.ALSO.search(text))
+    """"Also, …" / "또한 …": the clause opens a point of its own. (Not "또한
+    … 문제도 그대로입니다", "Also, X is still …": an "also" that only joins
+    it to the point before, about what is still there.)"""
+    also = w.ALSO.search(text)
+    if also is None:
+        return False
+    return not (_JOINS.match(also.group(0)) and w.STILL_AT.search(text, also.end()))
+
+
+# The "also" that only joins two sentences (not "another", "new:", "하나 더").
+_JOINS = re.compile(r"\s*(?:also|additionally|plus|또한)\b", re.I)
 
 
 def _named(t: Topic) -> bool:

@@ -95,6 +95,8 @@ _UNIT_KINDS = {
 
 def kind(value: str) -> str:
     """What a value measures: a literal, a plain number, a time, a size…"""
+    if value.startswith("=at:"):
+        return "place"  # where code lives: compared with places only
     if value.startswith("="):
         return "literal"
     unit = re.sub(r"^(?:[<>]=)?[\d.]+", "", value).strip().lower()

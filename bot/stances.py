@@ -89,6 +89,7 @@ _OTHERWISE = re.compile(
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
+_ORIGIN = re.compile(r"https?://([^/\s]+)(?:/\S*)?")
 _WORDS = re.compile(r"[a-z_][\w.-]*(?:\s+[\w./-]+){1,2}")  # `USER app`, not `Cache-Control: x`
 
 
@@ -141,6 +142,15 @@ def presence(clause: str) -> set[str]:
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
             name = next(g for g in match.groups() if g).strip().lower().rstrip("()").strip()
+            header = w.HEADER_SPAN.match(name) if sign == "-" else None
+            if header:
+                name = header.group(1)  # "`X-Frame-Options: DENY` 헤더는 빼": the header
+            origin = _ORIGIN.fullmatch(name)
+            if origin:
+                # "add `https://admin.example.com`": an origin, named by its
+                # host (not by its last dot, `com`).
+                out.add(f"{sign}@{origin.group(1)}")
+                continue
             # (`USER app`, an instruction of two words, is named by each, as
             # the anchors name it.)
             parts = name.split() if _WORDS.fullmatch(name) else [name]

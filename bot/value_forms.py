@@ -57,6 +57,18 @@ def _zone(match: re.Match[str]) -> str:
     return "tz:" + _ZONES.get(name, name)
 
 
+# Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it
+# back to `billing/invoice_pdf.py`" (`=at:billing/invoice_pdf.py`). Two places
+# asked for one function are two values of one setting.
+_PLACE = r"`([\w.-]*/[\w./-]*|[\w-]+\.[a-z]{1,4})`"
+_DESTINATION = re.compile(
+    _PLACE + r"\s*(?:으로|로)\s*(?:다시\s*)?(?:옮기|옮겨|이동|분리|빼)"
+    r"|\b(?:move|put)\b[^.;\n`]{0,30}(?:`[^`\n]+`[^.;\n`]{0,20})?"
+    r"\b(?:back\s+)?(?:to|into|under)\s+" + _PLACE,
+    re.I,
+)
+
+
 def assignments(clause: str) -> list[tuple[int, str, str]]:
     """(where, setting, literal) of each "`name=value`로 …" in the clause."""
     return [(m.start(), m.group(1).lower(), m.group(2).strip().strip("\"'").lower())
@@ -71,6 +83,15 @@ def versions(clause: str) -> list[tuple[int, str]]:
 def zones(clause: str) -> list[tuple[int, str]]:
     """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`."""
     return [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]
+
+
+def destinations(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each place a name is asked moved to:
+    `=at:shared/pdf/renderer.py`."""
+    # (Where the place stands: the name moved is the one named before it.)
+    return [(m.start(1) if m.group(1) else m.start(2),
+             "=at:" + (m.group(1) or m.group(2)).lower().rstrip("/"))
+            for m in _DESTINATION.finditer(clause)]
 
 
 def is_version(literal: str) -> bool:

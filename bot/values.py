@@ -23,7 +23,7 @@ from bot.stances import (
     retry_stance,
     sync_stance,
 )
-from bot.value_forms import assignments, is_version, versions, zones
+from bot.value_forms import assignments, destinations, is_version, versions, zones
 
 # "5000을 넘지 않게", "5000을 초과하지 않도록": at most that.
 _NOT_BEYOND = r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
@@ -77,8 +77,9 @@ _LITERAL = re.compile(
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
     # ("최소 `100/minute`은 되어야": the same.)
     r"|`([^`\n]{1,40})`(?:\s*\([^)\n]{1,30}\))?\s*(?:이어야|여야|이여야|(?:은|는|이|가)?\s*(?:되어야|돼야))"
-    # "please set `CORS_ALLOW_CREDENTIALS = True`": a name given its value in one span.
-    r"|\bset\s+`([A-Za-z_][\w.]*\s*=\s*[^`=\n]{1,40})`",
+    # "please set `CORS_ALLOW_CREDENTIALS = True`", "Pin `X = False` explicitly":
+    # a name given its value in one span.
+    r"|\b(?:set|pin|keep|force)\s+`([A-Za-z_][\w.]*\s*=\s*[^`=\n]{1,40})`",
     re.I,
 )
 # A switch's value however written: "set it to `on`" asks what "= true" does.
@@ -214,7 +215,7 @@ def setting_values(text: str) -> frozenset[str]:
                 add(literal.replace(" ", ""), at, name)
             elif literal:
                 add("=" + _BOOLEAN.get(literal, literal), at, name)
-        for at, value in versions(clause) + zones(clause):
+        for at, value in versions(clause) + zones(clause) + destinations(clause):
             add(value, at)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard

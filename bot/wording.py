@@ -22,7 +22,7 @@ NUMBER = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)\s*(k|m|mb|gb|kb|ms|s|초|분|�
 # (Not `\b` after the digits: "F1과", "F2는" name F1 and F2, and Hangul is a word character.)
 FINDING_ID = re.compile(r"(?<![\w#])(F\d{1,3}|#\d{1,6}|[A-Z]{2,6}-\d{1,5})(?![0-9A-Za-z_])")
 LABEL = re.compile(r"(?<![\w#])F\d{1,3}(?![0-9A-Za-z_])")  # a finding's label: F1, F12
-URL = re.compile(r"https?://\S+")
+URL = re.compile(r"https?://[^\s`]+")  # (not the backtick closing its code span)
 
 # Extensions of the files a finding can be about (not `t3.large`, `img.draft`).
 FILE_EXTENSIONS = frozenset(
@@ -75,7 +75,7 @@ KO_GRAMMAR = set(
 # Korean keys match inside a word (Korean glues particles on), English keys
 # match a whole (lightly stemmed) word.
 _CONCEPTS: dict[str, tuple[str, ...]] = {
-    "cache": ("cache", "caching", "캐시", "캐싱"),
+    "cache": ("cache", "caching", "memoize", "memoized", "캐시", "캐싱"),
     "ttl": ("ttl", "expiry", "expire", "expiration", "만료"),
     "test": ("test", "tests", "testing", "테스트", "spec"),
     "timeout": ("timeout", "타임아웃", "시간초과"),
@@ -117,7 +117,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "type": ("type", "types", "typing", "타입"),
     "rounding": ("round", "rounding", "반올림"),
     "currency": ("currency", "decimal", "통화", "소수"),
-    "date": ("date", "time", "timezone", "tz", "utc", "날짜", "시간대", "타임존"),
+    "date": ("date", "time", "timezone", "tz", "utc", "날짜", "시간대", "타임존", "표준시", "세계시"),
     "user": ("user", "users", "사용자", "유저"),
     "input": ("input", "입력"),
     "escape": ("escape", "escaping", "sanitize", "sanitise", "이스케이프"),
@@ -127,7 +127,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "pagination": ("pagination", "paging", "cursor", "커서"),
     "delete": ("delete", "deletion", "remove", "removed", "삭제", "제거"),
     "missing": ("missing", "absent", "lack", "lacks", "누락", "빠져", "빠진"),
-    "translation": ("translation", "translate", "i18n", "locale", "번역", "다국어"),
+    "translation": ("translation", "translate", "i18n", "locale", "번역", "다국어", "로케일"),
+    "formatter": ("formatter", "formatters", "포매터", "포맷터"),
     "message": ("message", "messages", "메시지"),
     "file": ("file", "files", "파일"),
     "path": ("path", "경로"),

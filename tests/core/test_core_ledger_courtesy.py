@@ -11,6 +11,7 @@ from test_core_ledger_wording import _finding
 
 from bot.contradictions import reverses
 from bot.demands import prohibited
+from bot.finding import FindingStatus
 from bot.findings import Act, reviewer_clause
 from bot.models import Role, Trigger
 from bot.stances import sync_stance
@@ -123,3 +124,72 @@ def test_not_to_put_in_a_check_refuses_asking_for_that_check() -> None:
                        "주십시오. 확장자와 크기 검사만으로 충분합니다.")
     other = _finding("F4", "ux-bot", "`validate_upload()`에 로그를 넣지 말아 주십시오.")
     assert reverses(lenient, strict) and not reverses(other, strict)
+
+
+def test_transliterated_words_are_the_same_concepts() -> None:
+    from bot.findings import topic
+
+    assert {"~formatter", "~translation"} <= topic("포매터를 로케일마다 하나만 두어야 합니다").terms
+    assert {"~formatter", "~translation"} <= topic("cache one formatter per locale").terms
+    assert "~date" in topic("협정 세계시가 아니라 계정의 표준시로 보여야 합니다").terms
+
+
+def test_also_and_still_there_is_the_point_again() -> None:
+    from bot.findings import starts_new_point
+
+    assert not starts_new_point("또한 시간대 문제도 그대로입니다.")
+    assert not starts_new_point("Also, the timezone is still ignored.")
+    assert starts_new_point("또한 `render()`가 빈 목록을 처리하지 않습니다.")
+    # Another error is new however "still" it fails.
+    assert starts_new_point("이번에는 다른 에러로 여전히 실패합니다.")
+
+
+def test_a_switch_pinned_in_one_span_against_set_on() -> None:
+    assert setting_values("Pin `CORS_ALLOW_CREDENTIALS = False` explicitly in `config/cors.py`.") == {
+        "=false@cors_allow_credentials"}
+    off = _finding("F1", "appsec-bot", "Pin `CORS_ALLOW_CREDENTIALS = False` explicitly instead "
+                   "of relying on the default.")
+    on = _finding("F2", "frontend-bot", "The fetch wrapper sends cookies, so responses fail until "
+                  "`CORS_ALLOW_CREDENTIALS` is turned on. Please set it to `True`.")
+    assert reverses(on, off)
+
+
+def test_a_header_asked_out_after_it_was_asked_in() -> None:
+    assert setting_values("방금 들어간 `X-Frame-Options: DENY` 헤더는 빼 주십시오.") >= {
+        "-@x-frame-options"}
+    added = _finding("F1", "sec-bot", "clickjacking 방어가 없습니다. `X-Frame-Options: DENY` 헤더를 "
+                     "추가해 주십시오.")
+    added.status = FindingStatus.FIXED  # made and confirmed: contested if reversed
+    removed = _finding("F2", "partner-bot", "방금 들어간 `X-Frame-Options: DENY` 헤더는 빼 "
+                       "주십시오. 제휴사가 iframe 으로 임베드합니다.")
+    assert reverses(removed, added)
+
+
+def test_two_homes_asked_for_one_function() -> None:
+    assert setting_values("`render_pdf`는 `billing/pdf.py`로 다시 옮겨 주십시오.") == {
+        "=at:billing/pdf.py@render_pdf"}
+    assert setting_values("Please move `parse_date` back to `utils/dates.py`.") == {
+        "=at:utils/dates.py@parse_date"}
+    shared = _finding("F1", "arch-bot", "`render_pdf`의 변환은 견적서에도 필요합니다. "
+                      "`billing/pdf.py`에 두지 말고 `shared/pdf/renderer.py`로 옮겨 주십시오.")
+    back = _finding("F3", "billing-bot", "`render_pdf`에는 세금 규칙이 섞여 있습니다. "
+                    "`render_pdf`는 `billing/pdf.py`로 다시 옮겨 주십시오.")
+    same = _finding("F4", "billing-bot", "`render_pdf`는 `shared/pdf/renderer.py`로 옮긴 그대로 "
+                    "두되 테스트를 추가해 주십시오.")
+    assert reverses(back, shared) and not reverses(same, shared)
+
+
+def test_an_origin_added_and_asked_removed() -> None:
+    from bot.findings import topic
+
+    # The URL inside its code span leaves the spans after it paired.
+    assert topic("Add `https://admin.example.com` to `CORS_ALLOWED_ORIGINS`, or support "
+                 "breaks.").anchors == {"code:cors_allowed_origins"}
+    add = _finding("F1", "api-bot", "Please add `https://admin.example.com` to "
+                   "`CORS_ALLOWED_ORIGINS`, or support breaks on deploy.")
+    remove = _finding("F4", "sec-bot", "Please remove `https://admin.example.com` from "
+                      "`CORS_ALLOWED_ORIGINS`; serve the console under `/admin`.")
+    other = _finding("F5", "sec-bot", "Please remove `https://old.example.com` from "
+                     "`CORS_ALLOWED_ORIGINS`; it is retired.")
+    assert "+@admin.example.com" in add.values
+    assert reverses(remove, add) and not reverses(other, add)
