@@ -173,8 +173,30 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
              and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
     # `session_idle_timeout` said as "idle timeout": its last two words, each
     # of three letters or more.
-    named |= {x for x in a.anchors if x.startswith("code:") and _tail_said(x[5:], words)}
+    named |= {x for x in a.anchors if x.startswith("code:") and (
+        _tail_said(x[5:], words) or _compound_said(x[5:], words))}
     return named
+
+
+def _switched_both_ways(named: dict[str, set[str]], said: dict[str, set[str]]) -> bool:
+    """A switch asked on (or off) by its name and the other way in words only,
+    about the anchor the two share: "Set `telemetry.crashReports.enabled` to
+    `true`" against "Crash reporting must be off by default"."""
+    by_name = {v for k, vs in named.items() if k for v in vs if v in _SWITCHES}
+    in_words = {v for v in said.get("", set()) if v in _SWITCHES}
+    return bool(by_name and in_words and by_name.isdisjoint(in_words))
+
+
+_SWITCHES = frozenset({"=true", "=false"})
+
+
+def _compound_said(name: str, words: set[str]) -> bool:
+    """A name of two words run together said as its words: `crashreports`
+    (`crashReports`) in "crash reporting", `idletimeout` in "idle timeout"."""
+    if len(name) < 8 or not name.isalpha():
+        return False
+    return any(name[:i] in words and (name[i:] in words or word_stem(name[i:]) in words)
+               for i in range(3, len(name) - 2))
 
 
 def _tail_said(name: str, words: set[str]) -> bool:
@@ -276,6 +298,8 @@ def _other_value(a: Finding, b: Finding) -> bool:
         x == y or (min(len(x), len(y)) >= 4 and (x.endswith("_" + y) or y.endswith("_" + x))))]
     if common:
         return any(not compatible(va[x], vb[y]) for x, y in common)
+    if _switched_both_ways(va, vb) or _switched_both_ways(vb, va):
+        return True
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
         if named and not any(_names(other, k) for k in named):

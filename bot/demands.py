@@ -292,6 +292,8 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.add(word_stem(first.group(1).lower()))
         if _BACK.search(clause):
             out.add(BACK)
+        if _PUT_BACK_KO.search(clause):
+            out.update((BACK, "되돌"))  # "체크아웃 모듈 안으로 다시 돌려 놓아": undone, in so many words
     if out & set(_ADD_WORDS) or any(v.startswith(("넣", "걸어")) for v in out):
         # ("넣어 주십시오" holds 넣어, never 넣 alone; "`NOT NULL`을 걸어야"
         # puts a constraint in.)
@@ -299,6 +301,9 @@ def asked_verbs(text: str) -> frozenset[str]:
     return frozenset(out - _NOT_A_DEMAND)
 
 
+# "다시 돌려 놓아", "되돌려 놓아": put back where it was (not "테스트를 돌려",
+# which runs it).
+_PUT_BACK_KO = re.compile(r"(?:다시\s*|되)돌려\s*놓")
 # Asked to be as it was: "put the login limit back to 20", "원래대로 8자로",
 # "이전 값으로". Kept among the verbs as `~back`: undoing what another
 # reviewer's fixed finding got done.

@@ -131,7 +131,8 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
         return False
     names_a = {x for x in a.anchors if x.startswith("code:")}
     names_b = {x for x in b.anchors if x.startswith("code:")}
-    if names_a and names_b:
+    clock = _one_clock(a, b)
+    if names_a and names_b and not clock:
         # Each names its own thing in code (`PURGE_BATCH_SIZE`, `time.sleep(0.2)`)
         # and no name is shared: two quantities of two things.
         return False
@@ -152,8 +153,19 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     if not va or not vb or compatible(va, vb):
         return False
     # (A name's words hold concepts too: `CATALOG_CACHE_TTL` is a cache's ttl.)
-    return any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
+    # (Or one time of day, said in the same words.)
+    return clock or any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
                & (set(b.terms) | _concepts(names_b)))
+
+
+def _one_clock(a: Finding, b: Finding) -> bool:
+    """Both ask a time of day given to no name, in words they share: "ETL
+    시작을 01:00으로" against "ETL 시작 시각은 04:00 이후로" (whatever else
+    each names in code, `mart_sales_daily`, `VACUUM FULL`)."""
+    clock = [v for f in (a, b) for v in unnamed_quantities(f) if v.endswith("시각")]
+    return (any(v in unnamed_quantities(a) for v in clock)
+            and any(v in unnamed_quantities(b) for v in clock)
+            and _word_count(_shared_words(a, b)) >= 2)
 
 
 def _concepts(names: set[str]) -> set[str]:
@@ -165,16 +177,26 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     """Neither names it in code, but one asks for retries and the other
     against them, about the same operation: "the job should try it again on
     its own a few times" against "the job must never re-send a capture by
-    itself". (Two words of the points in common besides retrying.)"""
+    itself"; or one asks the work done in the request and the other out of
+    it: "Render the PDF asynchronously: enqueue a job" against "The PDF has to
+    be rendered synchronously again". (Two words of the points in common
+    besides the stance's own.)"""
     if not _may_clash(a, b):
         return False
-    stances = {v for v in a.values if v.endswith("@~retry")}
-    theirs = {v for v in b.values if v.endswith("@~retry")}
-    if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
-        return False
-    common = {t for t in set(a.terms) & set(b.terms)
-              if not t.startswith("~") and t not in _RETRY_TERMS}
-    return len(common) >= 2
+    names = [{x for x in f.anchors if x.startswith("code:")} for f in (a, b)]
+    for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS)):
+        if key == "@~sync" and names[0] and names[1]:
+            continue  # each names its own operation in code: a commit, a mail
+        stances = {v for v in a.values if v.endswith(key)}
+        theirs = {v for v in b.values if v.endswith(key)}
+        if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
+            continue
+        common = {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in own}
+        if len(common) >= 2:
+            return True
+    return False
 
 
 _RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
+_SYNC_TERMS = frozenset({"sync", "synchronous", "synchronously", "async", "asynchronous",
+                         "asynchronously", "동기", "비동", "again", "다시"})

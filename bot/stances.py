@@ -58,6 +58,8 @@ _ABSENT = re.compile(
     r"(?:come|be\s+(?:taken|ripped|pulled))\s+out\b"
     r"|(?<!not\s)(?<!n't\s)\b(?:take|rip|pull)\s+(?:out\s+(?:the\s+)?`([^`\n]{1,60})`|(?:the\s+)?`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+out\b)"
     r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주|야|두)|고|\.|$)"
+    # "the new `ip_address` column should not be there"
+    r"|`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+(?:should|must)\s*(?:not|n't)\s+be\s+(?:there|here)\b"
     # "`user_email` must not be written to the audit log"
     r"|`([^`\n]{1,60})`\s+(?:must|should|may)\s*(?:not|never|n't)\s+be\s+"
     r"(?:written|logged|stored|kept|included|sent|exposed|persisted|returned|shown|recorded)\b"
@@ -121,13 +123,15 @@ _RETRY_ASKED = re.compile(
 
 
 _NAME_SPAN = re.compile(r"`(?!@)[^`\n]*`")
+_ONE_PLACE = re.compile(r"한\s*(?:곳|군데|계층)에서만|\b(?:in|at)\s+(?:one|a\s+single)\s+(?:place|layer)\b",
+                        re.I)
 
 
 def retry_stance(clause: str) -> int:
     """+1 for a clause that asks for retries, -1 for one against them, 0 for
     neither (or both: "retry on 5xx, not on 4xx")."""
-    if not _RETRY.search(clause):
-        return 0
+    if not _RETRY.search(clause) or _ONE_PLACE.search(clause):
+        return 0  # ("재시도는 한 곳에서만": where to retry, not whether)
     against = bool(_NO_RETRY.search(clause))
     # (A name in code other than a decorator, `retry.max`, asks for nothing.)
     prose = _NAME_SPAN.sub(" ", _NO_RETRY.sub(" ", clause))

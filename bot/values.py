@@ -46,7 +46,8 @@ _VALUE = re.compile(
 _SET_VALUE = re.compile(
     r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(?<![\d.])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\w)"
     # (From a number's first digit only: a long run of digits is read once.)
-    r"|`?(?<![\d.])(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])"
+    # ("512x512로 리사이즈": a size of two sides, not the value 512.)
+    r"|`?(?<![\d.])(?<!\dx)(?<!\d×)(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])"
     # "`PG_MAX_RETRIES` 는 0 이어야 하고": the value it has to be (a number
     # standing alone: not the end of `2024-05-01T09:00:00`).
     r"|(?:(?<=\s)|(?<=\s`))(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*"
@@ -85,6 +86,19 @@ _LITERAL = re.compile(
 # A switch's value however written: "set it to `on`" asks what "= true" does.
 _BOOLEAN = {"on": "true", "yes": "true", "enabled": "true", "off": "false", "no": "false",
             "disabled": "false"}
+# A switch's state asked in words: "must be off by default", "has to be
+# disabled", "기본값은 꺼져 있어야", "활성화되어 있어야".
+_SWITCH_STATE = re.compile(
+    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|ought\s+to)\s+(?:be|stay|remain)\s+"
+    # (Not for a part: "has to stay disabled for virtual-account payments".)
+    # (The state ends the phrase: not "stay on `/v1/orders`", nor "stay
+    # disabled for virtual-account payments", a part.)
+    r"(?:(off|disabled|false)|(on|enabled|true))\b"
+    r"(?=\s*(?:[.,;:)!]|$)|\s+(?:by\s+default|for\s+(?:everyone|everybody|all|every)\b|again\b|too\b))"
+    r"|(꺼져|꺼\s*두|비활성화(?:되어|돼|\s*상태))\s*(?:있어야|야|여야|이어야)"
+    r"|((?<!비)(?:켜져|켜\s*두|활성화(?:되어|돼|\s*상태)))\s*(?:있어야|야|여야|이어야)",
+    re.I,
+)
 # "Do not set X to …": what follows is the value not wanted.
 _NOT_THIS = re.compile(
     r"\b(?:do\s+not|don't|never|must\s+not|mustn't|should\s+not|shouldn't)\s+(?:\w+\s+)?"
@@ -107,7 +121,8 @@ def setting_values(text: str) -> frozenset[str]:
     to be there or gone ("add `--frozen-lockfile`", "remove `X`") are `+@name`
     and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
-    text = _clock(_numerals(w.ungrouped(text)))
+    # ("**60**으로 낮춰": emphasis marks are no part of the value.)
+    text = _clock(_numerals(w.ungrouped(_EMPHASIS.sub("", text))))
     stances: set[int] = set()
     timing: set[int] = set()
     nulls: set[int] = set()
@@ -154,10 +169,12 @@ def setting_values(text: str) -> frozenset[str]:
             if key is None:
                 key = setting.before(at)
             gone = "!" if any(start <= at < end for start, end in spans) else ""
-            out.add(f"{gone}{value}@{key.rsplit('.', 1)[-1]}")  # named as the anchors name it
+            key = key.rsplit(".", 1)[-1]  # named as the anchors name it
+            out.add(f"{gone}{_in_units_of(value, key)}@{key}")
 
         for match in _VALUE.finditer(clause):
-            if _NOT_VALUE.search(clause, max(0, match.start(1) - 20), match.start(1)):
+            if _NOT_VALUE.search(clause, max(0, match.start(1) - 20), match.start(1)) or (
+                    _UNDONE.match(clause, match.end())):
                 continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = _PER.match(clause, match.end())  # "50 messages per second": a rate
@@ -169,7 +186,8 @@ def setting_values(text: str) -> frozenset[str]:
         for match in _SET_VALUE.finditer(clause):
             number = match.group(1) or match.group(3) or match.group(5)
             unit = match.group(2) or match.group(4) or match.group(6) or ""
-            add(number + unit.lower(), match.start())
+            if not _UNDONE.match(clause, match.end()):
+                add(number + unit.lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")
@@ -210,6 +228,8 @@ def setting_values(text: str) -> frozenset[str]:
             elif literal:
                 literal = _BOOLEAN.get(literal, literal)  # `on` and `true`: one value
                 add("=" + " ".join(literal.split()), at, key)
+        for match in _SWITCH_STATE.finditer(clause):
+            add("=false" if match.group(1) or match.group(3) else "=true", match.start())
         for at, name, literal in assignments(clause):
             if NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, name)
@@ -228,6 +248,24 @@ def setting_values(text: str) -> frozenset[str]:
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
+
+
+_EMPHASIS = re.compile(r"\*\*|__")
+# "1시간으로 늘린 것은 되돌려": the value a change set, asked undone (not asked).
+_UNDONE = re.compile(
+    r"`?\s*(?:으로|로)?\s*(?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한|정한|잡은)\s*"
+    r"(?:것|부분|건|값|변경)(?:은|을|도|는)?\s*(?:다시\s*)?(?:되돌|원복|롤백|취소|원래대로)")
+# A setting whose name ends in a unit counts in it: `CACHE_TTL_SECONDS` 3600
+# is 3600 s, which "1분 이하" (at most a minute) is not.
+_NAME_UNITS = {"seconds": "s", "secs": "s", "sec": "s", "ms": "ms", "millis": "ms",
+               "minutes": "min", "mins": "min", "hours": "h", "days": "d"}
+_BARE_NUMBER = re.compile(r"(?:[<>]=)?\d+(?:\.\d+)?")
+
+
+def _in_units_of(value: str, key: str) -> str:
+    """`value` with the unit `key`'s name ends in, when it is a bare number."""
+    unit = _NAME_UNITS.get(key.rsplit("_", 1)[-1]) if "_" in key else None
+    return value + unit if unit and _BARE_NUMBER.fullmatch(value) else value
 
 
 # Log levels in code are values, not names: "must stay at `warn`".

@@ -477,11 +477,12 @@ CLAUSE = words(
 _NOT_A_POINT = (r"(?!\s*(?:로\s*)?(?:말씀|얘기|이야기|요청|언급|드리|리뷰|검토|라운드|시도|반복|같은))")
 _NOT_A_POINT_EN = (r"(?!\s+(?:time|round|attempt|try|review|pass|failure|error|run|job|call|step"
                    r"|build|deploy|push|page|row|line|request|byte|half|load|login|visit)s?\b)")
+# ("a second refund", "from a second tab": another one, not point 2.)
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(rf"\bfirst\b{_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
-    (re.compile(rf"\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
-    (re.compile(rf"\bthird\b{_NOT_A_POINT_EN}|세\s*번째{_NOT_A_POINT}|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
-    (re.compile(rf"\bfourth\b{_NOT_A_POINT_EN}|네\s*번째{_NOT_A_POINT}|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
+    (re.compile(rf"(?<!\ba\s)\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
+    (re.compile(rf"(?<!\ba\s)\bthird\b{_NOT_A_POINT_EN}|세\s*번째{_NOT_A_POINT}|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
+    (re.compile(rf"(?<!\ba\s)\bfourth\b{_NOT_A_POINT_EN}|네\s*번째{_NOT_A_POINT}|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
 ]
 REMAINING = words(
     r"\b(?:the\s+other\s+one|the\s+rest|the\s+remaining|remaining\s+one|other\s+point|what'?s\s+left|the\s+one\s+left)\b"

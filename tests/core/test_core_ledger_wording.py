@@ -411,7 +411,7 @@ def test_values_asked_as_a_quoted_literal_in_korean_or_after_be() -> None:
     assert setting_values("`SESSION_COOKIE_SAMESITE`는 `'Lax'`로 유지해야 합니다.") == {
         "=lax@session_cookie_samesite"}
     assert setting_values("`log_retention_days` must be 365 for the `audit-*` groups.") == {
-        "365@log_retention_days"}
+        "365d@log_retention_days"}  # (a name that ends in its unit counts in it)
     assert reviewer_clause("The lazy permission loading is fine.").act is Act.ACK
     assert reviewer_clause("Nothing further from security.").act is Act.FACT
 
