@@ -3,17 +3,17 @@ which findings it raised, repeated, acknowledged or withdrew, and what that
 does to each finding's status and stall count. Pure; `bot.ledger.judge_round`
 calls `judge_author` for each reviewer of the turn, then looks for reversals
 between reviewers (`bot.contradictions`). The owner's side is
-`bot.owner_turn`.
+`bot.owner_turn`; the tests it asks of one point against the findings are in
+`bot.reviewer_points`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from bot import wording as w
 from bot.contradictions import demands_of, probe, reverses
-from bot.demands import asks, requests
+from bot.demands import asks
 from bot.finding import (
     LOOSE,
     MATCH,
@@ -25,7 +25,6 @@ from bot.finding import (
     RoundOutcome,
     apply_round,
     match_targets,
-    numbered_finding,
     question_key,
     supersede,
     test_anchors,
@@ -33,12 +32,20 @@ from bot.finding import (
 from bot.findings import (
     Act,
     Clause,
-    Topic,
     restates,
     score,
     starts_new_point,
     summary,
-    topic,
+)
+from bot.reviewer_points import (
+    acked_subject,
+    each_named,
+    finding_summary,
+    lone,
+    names_only,
+    new_error,
+    other_point,
+    referenced_findings,
 )
 from bot.turn_reading import Reading
 
@@ -88,7 +95,7 @@ def _reference(r: Reading, point: int, clause: Clause) -> None:
     # confirmation by content stands; what is left is the new point.)
     if not clause.remaining:  # ("첫 번째는 확인했고, 나머지 하나는 아직입니다": the rest)
         r.acked.difference_update(r.point_acked.pop(point, set()))
-    referenced = _referenced(clause, r.open_before, r.acked | r.dropped, r.mine)
+    referenced = referenced_findings(clause, r.open_before, r.acked | r.dropped, r.mine)
     about = r.point_finding.get(point)
     if (about is not None and about in r.open_before and not (
             clause.labels or clause.ordinals or clause.remaining or clause.everything)):
@@ -106,7 +113,7 @@ def _reference(r: Reading, point: int, clause: Clause) -> None:
         # point explains the one finding it refers to.
         r.point_finding.setdefault(point, referenced[0])
     argument = r.tentative.pop(point, None)
-    if referenced and argument is not None and _lone(r.point_finding, argument):
+    if referenced and argument is not None and lone(r.point_finding, argument):
         # "WAF는 실패 횟수를 모릅니다. …전에는 승인할 수 없습니다": the
         # statement was the argument for the points it refers to.
         r.new.remove(argument)
@@ -127,7 +134,7 @@ def _targets(r: Reading, point: int, text: str,
         # "템플릿에 남은 `flags.X` 분기와 skip된 `test_legacy.py`, 이 두 가지는
         # …": "both" over the names of several open points says them again.
         named = [f for f in r.still() if f.topic().strong & clause.topic.strong]
-        if len(named) >= 2 and _each_named(named, clause.topic.strong):
+        if len(named) >= 2 and each_named(named, clause.topic.strong):
             return clause, named, MATCH, False
     own = clause
     if clause.act is Act.FINDING and not targets:
@@ -162,8 +169,8 @@ def _targets(r: Reading, point: int, text: str,
         and not restates(text)
         and not (best >= MATCH and not clause.everything
                  and all(r.owner.get(f.label) is OwnerAction.DECLINE for f in targets))
-        and all(_other_point(r.point_topic[point], f)
-                and (clause.asserted or not r.doubts or not _names_only(clause.topic, f))
+        and all(other_point(r.point_topic[point], f)
+                and (clause.asserted or not r.doubts or not names_only(clause.topic, f))
                 for f in targets)
     ):
         # The same function, but a file or name it never named: a new point.
@@ -191,13 +198,13 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
         close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
         # Nothing close enough: a restatement repeats what is still open.
         return close or refused or still
-    if (loose and loose[0] in refused and not _other_point(clause.topic, loose[0])
+    if (loose and loose[0] in refused and not other_point(clause.topic, loose[0])
             and r.point_finding.get(point) not in r.new):
         # (A point this turn has just opened goes on about that point.)
         return loose
     if (r.doubts and not asks(text) and loose
             and (closeness >= UNCERTAIN or loose[0].label in r.repeated
-                 or _names_only(clause.topic, loose[0]))
+                 or names_only(clause.topic, loose[0]))
             and r.owner.get(loose[0].label) is OwnerAction.FIX):
         # "health check 설정도 `ci.yml`에서 보이지 않습니다" after a fix
         # reported for the health check: what the fix did not change. (After
@@ -224,7 +231,7 @@ def _acknowledge(r: Reading, point: int, text: str, clause: Clause,
         lone = (len(r.open_before) == 1 and not clause.topic.strong
                 and r.owner.get(r.open_before[0].label) is not OwnerAction.DECLINE)
         targets = fixed_now or (r.open_before if lone else [])
-        named = _acked_subject(text)
+        named = acked_subject(text)
         if named and not any(named & f.topic().terms for f in targets):
             # "검수 반영 확인했습니다" after the owner's other work: it
             # confirms that work, not the fixes it did not name.
@@ -280,7 +287,7 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
          "matched": [f.label for f in targets]}
     )
     errors = r.errors_of(text)
-    if len(targets) == 1 and _new_error(errors, targets[0]):
+    if len(targets) == 1 and new_error(errors, targets[0]):
         # "같은 `test_backfill`이 이번엔 다른 이유로 실패합니다" over another
         # error's output: a new finding, and the old one is fixed (`supersede`).
         targets = []
@@ -291,7 +298,7 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
             if len(targets) == 1:  # "2번과 3번은 아직" speaks of two: it teaches neither
                 finding.absorb(clause.topic)
         argument = r.tentative.pop(point, None)
-        if argument is not None and _lone(r.point_finding, argument):
+        if argument is not None and lone(r.point_finding, argument):
             r.new.remove(argument)
             # ("`formatPrice()`는 추가됐지만 …에서는 여전히 …, plural 키는 …":
             # what the statement named, not the rest of its line.)
@@ -342,7 +349,7 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
     finding = Finding(
         label=f"F{count + len(r.new) + 1}",
         author=r.author,
-        summary=_summary(text, r.point_text[point].strip()),
+        summary=finding_summary(text, r.point_text[point].strip()),
         anchors=sorted(r.point_topic[point].anchors),
         terms=sorted(r.point_topic[point].terms),
         raised_round=round_no,
@@ -357,22 +364,6 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
     if clause.asserted and not judged_new:
         r.tentative[point] = finding
         r.stated[point] = clause.topic
-
-
-def _each_named(named: list[Finding], strong: frozenset[str]) -> bool:
-    """Each finding owns a name of the clause the others lack, and the clause
-    names nothing besides theirs (a new handler in the same file is new)."""
-    theirs = [f.topic().strong for f in named]
-    owned = all((mine & strong) - frozenset().union(*(t for t in theirs if t is not mine))
-                for mine in theirs)
-    return owned and strong <= frozenset().union(*theirs)
-
-
-def _new_error(errors: frozenset[str], finding: Finding) -> bool:
-    """The message shows a failing test's output whose errors are none of
-    those shown when the finding about that test was raised."""
-    return bool(errors and finding.errors and test_anchors(finding)
-                and errors.isdisjoint(finding.errors))
 
 
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
@@ -398,69 +389,4 @@ def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcom
         supersede(finding, r.mine, r.repeated, round_no, out)
     findings.extend(r.new)
 
-def _acked_subject(text: str) -> frozenset[str]:
-    """What an acknowledgement names besides saying it is done: "검수 반영
-    확인했습니다" names 검수; "반영 확인했습니다", "Confirmed." name nothing."""
-    # ("스테이징에서 다시 확인했습니다" says where, not what.)
-    bare = _WHERE.sub(" ", w.ACK.sub(" ", text))
-    return frozenset(t for t in topic(bare).terms if not t.startswith("~") and t not in w.ACK_WORDS)
 
-
-_WHERE = re.compile(r"\S+(?:에서|에서도|에서는)(?!\S)"
-                    r"|\b(?:on|in|at|against|locally|again|다시)\b(?:\s+(?:the\s+)?\S+)?", re.I)
-
-
-def _lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
-    """The finding stands for one point of the turn, not several."""
-    return sum(1 for f in point_finding.values() if f is finding) == 1
-
-def _other_point(t: Topic, finding: Finding) -> bool:
-    """A new point rather than the finding again: the same file or function with
-    a name the finding never had, or another file altogether. A
-    clause that names nothing the finding could clash with is judged by terms."""
-    known = {a for a in finding.anchors if a.startswith(("path:", "code:"))}
-    names = {a for a in t.strong if a.startswith(("path:", "code:"))}
-    if names & known:
-        return bool(names - known)
-    # No name in common, but both name files: another place. (Two functions are
-    # often the same point named by its caller and by its helper: terms decide.)
-    return any(a.startswith("path:") for a in names) and any(
-        a.startswith("path:") for a in known
-    )
-
-def _names_only(t: Topic, finding: Finding) -> bool:
-    """The clause itself names the finding's files or functions and nothing
-    else (its line may go on about another point: "…여전히 `'₩' + amount`로
-    그리고 있습니다. plural 키는 … `t('checkout.items_count')`에 `count`를
-    넘기지 않아")."""
-    names = {a for a in t.strong if a.startswith(("path:", "code:"))}
-    return bool(names) and names <= set(finding.anchors)
-
-
-def _referenced(
-    clause: Clause, open_before: list[Finding], settled: set[str], order: list[Finding]
-) -> list[Finding]:
-    if clause.labels:
-        return [f for f in open_before if f.label in clause.labels]
-    if clause.ordinals and not clause.everything:
-        # "2번은 여전히": point 2 of the author's list, as `match_targets` counts it.
-        picked = [numbered_finding(order, n) for n in clause.ordinals if 0 < n <= len(order)]
-        return [f for f in picked if f in open_before]
-    if clause.remaining:
-        return [f for f in open_before if f.label not in settled]
-    # No selector ("as I said last time"): every finding still open.
-    return [f for f in open_before if f.label not in settled]
-
-def _summary(first: str, point: str) -> str:
-    """What a finding asks for, where its point says so ("Set X to the list"),
-    rather than its first sentence (often the problem found): the summary names
-    the demand in rulings, options and `/arbiter status`. A request that names
-    nothing ("1분으로 줄여 주십시오") keeps the sentence that says what it is about."""
-    asked = requests(point)
-    if asked == point:
-        return summary(first)
-    if any(a.startswith(("path:", "code:")) for a in topic(asked).anchors):
-        return summary(asked)
-    if first in asked or len(first) > 100:  # ("…까지만 하고, …": the request holds it)
-        return summary(asked if first in asked else first)
-    return summary(f"{first} {asked}")
