@@ -150,20 +150,21 @@ _PROHIBITED_KO = re.compile(
     # "locale별 포맷으로 바꾸지 말아": not to be 포맷-ed another way.
     r"|([가-힣]{2,4}?)(?:으로|로)\s*(?:바꾸|변경하|전환하)지\s*(?:말|마)"
     # "PDF 에 넣지 말아 주십시오": a verb of one syllable.
-    r"|(?<![가-힣])(넣|빼|켜|끄|쓰)지\s*(?:말|마세요|마십시오)"
+    r"|(?<![가-힣])(넣|빼|켜|끄|쓰|두)지\s*(?:말|마세요|마십시오)"
     # "`NOT NULL`은 걸면 안 됩니다": the same, before "면 안".
     r"|(?<![가-힣])(넣|빼|켜|끄|쓰|걸)(?:으)?면\s*안\s*(?:됩|되|돼)"
 )
 # Putting something in, in any of its words: "넣지 말아" refuses what "추가해
 # 주십시오" and "들어가야 합니다" ask (`~add`).
 ADD = "~add"
-_ADD_WORDS = ("넣", "걸", "추가", "포함", "들어가", "add", "include")
+_ADD_WORDS = ("넣", "걸", "두", "추가", "포함", "들어가", "add", "include")
 _CONDITION = re.compile(r"\b(?:if|unless|when|whenever)\b", re.I)
 _PROHIBITED_EN = re.compile(
     r"(?<!\bif )(?<!\bunless )(?<!\bwhen )\b(?:don't|do\s+not|never|shouldn't|should\s+not"
     r"|must\s+not|mustn't|no\s+need\s+to)\s+(?:\w+ly\s+)?(?:pre-?)?([a-z]{3,})",
     re.I,
 )
+_AS_IT_IS = re.compile(r"(?:그대로|이대로|지금처럼|현재처럼|방치해)\s*$")
 # The thing put in, just before "넣지 말아": "검사를 ", "로그를 ".
 _OBJECT_KO = re.compile(r"([가-힣]{2,4})(?:을|를)\s*$")
 # Verbs whose prohibition says nothing about the work ("don't worry", "잊지 마세요").
@@ -185,6 +186,11 @@ def prohibited(text: str) -> frozenset[str]:
             word = word[:-1] if word.endswith("하") else word  # 생성하지 -> 생성
             if match.group(3) and word.endswith("으") and len(word) == 2:
                 word = word[0]  # "넣으면 안 됩니다": 넣
+            if word == "두" and (_AS_IT_IS.search(clause, 0, match.start())
+                                or not _OBJECT_KO.search(clause, 0, match.start())):
+                # "그대로 두지 말고" (not to leave it: a change asked), "`a.py`에
+                # 두지 말고 …로 옮겨" (not to keep it there): nothing refused in.
+                continue
             if word in _ADD_WORDS:
                 out.add(ADD)  # ("don't add", "넣지 말아": adding, in any of its words)
                 # "magic bytes 검사를 넣지 말아": not to check, as "검사하고

@@ -271,6 +271,7 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
     quote_of: list[str] = []
     for message in messages:
         quote, quoting = "", False
+        answered = False  # a line under the quotation answered it already
         lines = message_lines(message)
         header: list[str] | None = None  # the header of the table being read
         praise = False  # under a heading such as "Looks fine:"
@@ -291,8 +292,14 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
             if line.quoted:
                 text = line.text.lstrip().lstrip(">").strip()
                 quote = (quote + " " + text).strip() if quoting else text
-                quoting = True
+                quoting, answered = True, False
                 continue
+            if line.after_blank and answered:
+                # The paragraph under the quotation answered it; what comes
+                # after a blank line ("- 대신 `pool_timeout`을 …") is not the
+                # answer to it.
+                quote = ""
+            answered = answered or bool(quote)
             quoting = False
             text = _plain(w.STATUS_PREFIX.sub("", line.text).strip())
             if not text or (w.HEADING.match(text) and len(text) < 60 and not _says_again(text)):

@@ -144,7 +144,13 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     named = (not va and not names_b) or (not vb and not names_a)
     va = va or (_named_quantities(a) if not names_b else set())
     vb = vb or (_named_quantities(b) if not names_a else set())
-    if not va or not vb or not any(v.startswith(("<=", ">=")) for v in va | vb):
+    if not va or not vb:
+        return False
+    if not any(v.startswith(("<=", ">=")) for v in va | vb) and not (
+            a.direction * b.direction == -1 and _word_count(_shared_words(a, b)) >= 3):
+        # (Two exact values are one quantity asked two ways when one lowers it
+        # and the other raises it, in many of the same words: "`/v1/login`을
+        # 분당 10회로 낮춰" against "로그인 엔드포인트 한도는 분당 120회로 올려".)
         return False
     kinds = {kind(v) for v in va} & {kind(v) for v in vb}
     if named:

@@ -63,6 +63,7 @@ def judge_author(
     are appended to `findings`, what happened to each is recorded in `out`.
     `owner` is what the owner's turn before it did to each finding."""
     r = Reading.start(findings, author, messages, owner, decisions)
+    asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
     for point, text, clause in r.parsed:
         if clause.act is Act.FACT or point in r.taken_back or (
                 r.quiet and clause.act is Act.FINDING and not asks(text)) or (
@@ -73,6 +74,13 @@ def judge_author(
             # "(2) unchanged: dedupe on `event.id`": an answer under the number
             # of the point it answers.
             clause = replace(clause, ordinals=(r.by_number[point],))
+        if clause.act is Act.REFERENCE and not (r.open_before or r.new or asks_anew) and (
+                clause.topic.strong or len(clause.topic.terms) >= 4):
+            # "CJK names still don't render" with nothing raised yet and no
+            # other point in the turn: the owner's first attempt left the
+            # problem, a point of its own. (Beside a point that says what is
+            # wrong, "CI 재실행 결과 여전히 실패합니다" only leads into it.)
+            clause = replace(clause, act=Act.FINDING)
         if clause.act is Act.REFERENCE:
             _reference(r, point, clause)
             continue

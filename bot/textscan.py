@@ -34,6 +34,7 @@ class Line:
 
     text: str
     quoted: bool
+    after_blank: bool = False  # a blank line (or a fence) stands just above it
 
 
 def strip_internal(text: str) -> str:
@@ -63,13 +64,16 @@ def message_lines(text: str) -> list[Line]:
     hidden = _closed_fences(raw)
     out: list[Line] = []
     in_block_quote = False
+    gap = False
     for i, line in enumerate(raw):
         if i in hidden or not line.strip():
+            gap = True
             continue
         if not in_block_quote and _BLOCK_QUOTE.match(line):
             in_block_quote = True
         quoted = in_block_quote or bool(_LINE_QUOTE.match(line))
-        out.append(Line(line, quoted))
+        out.append(Line(line, quoted, gap))
+        gap = False
     return out
 
 
