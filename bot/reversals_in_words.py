@@ -168,9 +168,9 @@ def _one_clock(a: Finding, b: Finding) -> bool:
     """Both ask a time of day given to no name, in words they share: "ETL
     시작을 01:00으로" against "ETL 시작 시각은 04:00 이후로" (whatever else
     each names in code, `mart_sales_daily`, `VACUUM FULL`)."""
-    clock = [v for f in (a, b) for v in unnamed_quantities(f) if v.endswith("시각")]
-    return (any(v in unnamed_quantities(a) for v in clock)
-            and any(v in unnamed_quantities(b) for v in clock)
+    # (Asked of every pair of findings: the cheap tests first.)
+    return (any(v.endswith("시각") for v in unnamed_quantities(a))
+            and any(v.endswith("시각") for v in unnamed_quantities(b))
             and _word_count(_shared_words(a, b)) >= 2)
 
 
@@ -189,14 +189,13 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     besides the stance's own.)"""
     if not _may_clash(a, b):
         return False
-    names = [{x for x in f.anchors if x.startswith("code:")} for f in (a, b)]
     for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS)):
-        if key == "@~sync" and names[0] and names[1]:
-            continue  # each names its own operation in code: a commit, a mail
         stances = {v for v in a.values if v.endswith(key)}
         theirs = {v for v in b.values if v.endswith(key)}
         if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
             continue
+        if key == "@~sync" and all(any(x.startswith("code:") for x in f.anchors) for f in (a, b)):
+            continue  # each names its own operation in code: a commit, a mail
         common = {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in own}
         if len(common) >= 2:
             return True

@@ -95,14 +95,22 @@ def own_text(messages: Iterable[str]) -> str:
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure))\b")
 
 
-def errors_beside(message: str, text: str) -> frozenset[str]:
-    """The error names of the fence just below or just above the line that
-    holds `text` in `message` (a closed fence): the output a point shows."""
+def _line_of(message: str, text: str) -> tuple[list[str], set[int], int | None]:
+    """The message's lines, those inside closed fences, and the visible line
+    that holds `text` (None when the message has no fence: nothing to look at
+    beside it, and most clauses ask)."""
     if "```" not in message and "~~~" not in message:
-        return frozenset()  # no fence at all (most clauses: asked once for each)
+        return [], set(), None
     raw = strip_internal(message).splitlines()
     hidden = _closed_fences(raw)
     at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
+    return raw, hidden, at
+
+
+def errors_beside(message: str, text: str) -> frozenset[str]:
+    """The error names of the fence just below or just above the line that
+    holds `text` in `message` (a closed fence): the output a point shows."""
+    raw, hidden, at = _line_of(message, text)
     if at is None:
         return frozenset()
     out: set[str] = set()
@@ -123,11 +131,7 @@ def errors_beside(message: str, text: str) -> frozenset[str]:
 def after_output(message: str, text: str) -> bool:
     """The line that holds `text` in `message` comes right after a closed
     fence: a conclusion drawn from the output just shown."""
-    if "```" not in message and "~~~" not in message:
-        return False
-    raw = strip_internal(message).splitlines()
-    hidden = _closed_fences(raw)
-    at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
+    raw, hidden, at = _line_of(message, text)
     if at is None:
         return False
     i = at - 1
