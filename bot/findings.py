@@ -301,7 +301,7 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
                 quote = ""
             answered = answered or bool(quote)
             quoting = False
-            text = _plain(w.STATUS_PREFIX.sub("", line.text).strip())
+            text = plain(w.STATUS_PREFIX.sub("", line.text).strip())
             if not text or (w.HEADING.match(text) and len(text) < 60 and not _says_again(text)):
                 # ("CI still fails, same output:" above a log says it again.)
                 # "Things I verified and am happy with:": its bullets are praise.
@@ -324,10 +324,11 @@ def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
 
 
 # Markdown emphasis: "Please do **not** redirect" says "do not redirect".
-_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\w)([^*\n]{1,80}?)(?<=[\w.!?:)])\1(?![\w*])")
+# (A Korean particle may follow the closing marks: "**60**으로".)
+_EMPHASIS = re.compile(r"(?<![\w*])(\*\*?)(?=\w)([^*\n]{1,80}?)(?<=[\w.!?:)])\1(?![A-Za-z0-9_*])")
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """The line without emphasis markers (outside code spans)."""
     if "*" not in text:
         return text

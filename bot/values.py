@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from bot import wording as w
 from bot.demands import asked
+from bot.findings import plain
 from bot.quantities import VERSION
 from bot.stances import (
     LITERAL_WORDS,
@@ -122,7 +123,7 @@ def setting_values(text: str) -> frozenset[str]:
     and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
     # ("**60**으로 낮춰": emphasis marks are no part of the value.)
-    text = _clock(_numerals(w.ungrouped(_EMPHASIS.sub("", text))))
+    text = _clock(_numerals(w.ungrouped(plain(text))))
     stances: set[int] = set()
     timing: set[int] = set()
     nulls: set[int] = set()
@@ -250,7 +251,6 @@ def setting_values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_EMPHASIS = re.compile(r"\*\*|__")
 # "1시간으로 늘린 것은 되돌려": the value a change set, asked undone (not asked).
 _UNDONE = re.compile(
     r"`?\s*(?:으로|로)?\s*(?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한|정한|잡은)\s*"
