@@ -110,8 +110,13 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
               if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors)) or x[5:] in keys)
               and (x[5:] not in SCALE or x[5:] in keys)}
+    # "pin `faiss-cpu==1.8.0`" and "pin faiss-cpu to version 1.7.4": both give
+    # a value to one named thing, however each wrote its name.
+    # (A compound name only: `days` of `Expiration.Days` is a word many settings end with.)
+    shared |= {"code:" + k for k in keys if re.search(r"\w[-_]\w", k) and k not in SCALE}
     # "The schedule has to go back to …" names the other's `schedule` in words.
-    shared |= _named_in_words(a, b) | _named_in_words(b, a)
+    said = _named_in_words(a, b) | _named_in_words(b, a)
+    shared |= said
     shared |= _removed(a, b) | _removed(b, a)
     if not shared:
         return in_words(a, b, reported)
@@ -128,6 +133,13 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         # `/static/` and for `/api/`: one name, two places, both can be met.
         return False
     if a.direction * b.direction == -1:
+        return True
+    if said and {"+@~switch", "-@~switch"} <= {*a.values, *b.values} and not (
+            {"+@~switch", "-@~switch"} <= set(a.values)):
+        # "prepared statement 캐시는 꺼서는 안 됩니다" against "`prepared
+        # statement` 캐시를 꺼야": one switch, named in code by one and in
+        # words by the other, asked on and off. (Two switches named in code in
+        # one place are no such pair: `autoindex` off, `gzip on;`.)
         return True
     for one, other in ((a, b), (b, a)):
         # "Please revert that part", "원복해 주십시오": undoing the change another
@@ -321,7 +333,9 @@ _SWITCHED = {"+": "=true", "-": "=false"}
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
     """A name one finding asks `one` of (`+@x`) and the other `other` of (`-@x`)."""
     def names(f: Finding, sign: str) -> set[str]:
-        named = {v[2:] for v in f.values if v.startswith(sign + "@")}
+        # (A switch asked in words, `~switch`, names no switch: "`autoindex`
+        # 비활성화" and "`gzip on;` 켜 주십시오" in one `location` are two.)
+        named = {v[2:] for v in f.values if v.startswith(sign + "@")} - {"~switch"}
         if sign in _SWITCHED:
             # "`LOG_REQUEST_BODIES=false`" asks the switch off as "turn it
             # off" does; "turn it back on" is then its opposite.

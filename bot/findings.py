@@ -220,7 +220,10 @@ def _all_points(text: str) -> bool:
     for match in w.ALL.finditer(text):
         if not match.group(0).isascii():
             return True  # 모두, 둘 다, 두 가지
-        after = re.match(r"\s*([a-z]+)", text[match.end():].lower())
+        rest = text[match.end():]
+        if rest[:1] in ("-", "_"):
+            continue  # "the all-day key": a word of its own, not "all of them"
+        after = re.match(r"\s*([a-z]+)", rest.lower())
         if after is None or after.group(1) in w.ALL_OF:
             return True
     return False

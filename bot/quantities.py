@@ -85,7 +85,7 @@ _UNIT_KINDS = {
     "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
     "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
     "share": ("%",),
-    "count": ("개", "건"),
+    "count": ("개", "건", "장", "매", "명"),
     # Money: one currency's words (no rates between currencies here).
     "krw": ("원", "won", "krw"),
     "usd": ("달러", "usd"),

@@ -8,6 +8,8 @@ words besides the concepts, and places that may be one. Pure; called by
 
 from __future__ import annotations
 
+import re
+
 from bot.demands import ADD, BACK
 from bot.finding import Finding, is_made
 from bot.places import same_place
@@ -152,6 +154,12 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
         # and the other raises it, in many of the same words: "`/v1/login`을
         # 분당 10회로 낮춰" against "로그인 엔드포인트 한도는 분당 120회로 올려".)
         return False
+    if named and a.direction * b.direction == -1 and _word_count(_shared_words(a, b)) >= 2:
+        # "`MAX_TICKETS_PER_ORDER`를 2로 낮춰" against "주문 한도는 최소 8장으로
+        # 올려": one lowers and the other raises, in the same words, a count
+        # one side gives bare.
+        va, vb = _counted(va), _counted(vb)
+        named = False
     kinds = {kind(v) for v in va} & {kind(v) for v in vb}
     if named:
         kinds.discard("number")
@@ -162,6 +170,11 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
     # (Or one time of day, said in the same words.)
     return clock or any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
                & (set(b.terms) | _concepts(names_b)))
+
+
+def _counted(values: set[str]) -> set[str]:
+    """The values with a count's unit dropped ("8장", "3개" read as 8 and 3)."""
+    return {re.sub(r"[^\d.]+$", "", v) if kind(v) == "count" else v for v in values}
 
 
 def _one_clock(a: Finding, b: Finding) -> bool:
@@ -185,17 +198,22 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     its own a few times" against "the job must never re-send a capture by
     itself"; or one asks the work done in the request and the other out of
     it: "Render the PDF asynchronously: enqueue a job" against "The PDF has to
-    be rendered synchronously again". (Two words of the points in common
-    besides the stance's own.)"""
+    be rendered synchronously again"; or one asks a switch on and the other
+    off: "prepared statement 캐시는 꺼서는 안 됩니다" against "prepared
+    statement 캐시를 꺼야 합니다". (Two words of the points in common besides
+    the stance's own.)"""
     if not _may_clash(a, b):
         return False
-    for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS)):
+    for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS),
+                     ("@~switch", _SWITCH_TERMS)):
         stances = {v for v in a.values if v.endswith(key)}
         theirs = {v for v in b.values if v.endswith(key)}
         if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
             continue
-        if key == "@~sync" and all(any(x.startswith("code:") for x in f.anchors) for f in (a, b)):
-            continue  # each names its own operation in code: a commit, a mail
+        if key != "@~retry" and all(any(x.startswith("code:") for x in f.anchors) for f in (a, b)):
+            # Each names its own operation in code (a commit, a mail), or its
+            # own switch (`search_v2` on, `search_v1_shadow_traffic` off).
+            continue
         common = {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in own}
         if len(common) >= 2:
             return True
@@ -205,3 +223,5 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
 _RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
 _SYNC_TERMS = frozenset({"sync", "synchronous", "synchronously", "async", "asynchronous",
                          "asynchronously", "동기", "비동", "again", "다시"})
+# ("꺼야" and "켜면 안": the switch's own words are not what the points share.)
+_SWITCH_TERMS = frozenset({"turn", "switch", "enable", "disable", "활성", "성화", "비활", "다시"})

@@ -206,9 +206,18 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
         close = [f for f in still if score(clause.topic, f.topic()) >= LOOSE]
         # Nothing close enough: a restatement repeats what is still open.
         return close or refused or still
+    opened = r.point_finding.get(point)
     if (loose and loose[0] in refused and not other_point(clause.topic, loose[0])
-            and r.point_finding.get(point) not in r.new):
-        # (A point this turn has just opened goes on about that point.)
+            and (opened not in r.new or (
+                (opened in r.unasked or r.tentative.get(point) is opened)
+                and r.owner.get(loose[0].label) is OwnerAction.DECLINE
+                and closeness >= UNCERTAIN and not starts_new_point(r.point_text[point].strip())))):
+        # (A point this turn has just opened goes on about that point; a
+        # statement that only led into this request was its argument:
+        # "환경변수 하나에 기대는 구조는 … 깨집니다. 버킷팅은 안정 해시로 바꿔야
+        # 합니다" after the owner kept the bucketing.)
+        if opened in r.unasked:
+            r.tentative[point] = opened
         return loose
     if (r.doubts and not asks(text) and loose
             and (closeness >= UNCERTAIN or loose[0].label in r.repeated
@@ -372,6 +381,8 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
     if clause.asserted and not judged_new:
         r.tentative[point] = finding
         r.stated[point] = clause.topic
+    elif not asks(text):
+        r.unasked.append(finding)
 
 
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:

@@ -241,6 +241,35 @@ def locale_stance(clause: str) -> int:
     return _one_way(clause, _LOCALIZED, _FIXED_FORM)
 
 
+# A switch asked on or off in words: "캐시는 꺼서는 안 됩니다" and "열람 추적
+# 플래그는 켜 주십시오" (+1) against "캐시를 꺼야 합니다" and "열람 추적은 켜면 안
+# 됩니다" (-1). (Not a state: "추적이 꺼져 있어 …" says how it is; nor a
+# condition: "캐시를 끄면 p95가 늘어납니다" argues. "꺼져 있어야" is a state,
+# which `bot.values` reads as the setting's value.)
+_SWITCH_ON = re.compile(
+    r"(?<![가-힣])(?:다시\s*)?켜(?:\s*(?:주세요|주십시오|주시기|두어야|둬야|두십시오|두세요)|야\s*(?:합|하|한))"
+    r"|(?<!비)활성화(?:해\s*(?:주|야)|\s*상태로\s*(?:두|유지))"
+    r"|(?<![가-힣])(?:꺼서는|끄면|꺼도|꺼선)\s*안\s*(?:됩|되|돼)|(?<![가-힣])끄지\s*(?:말|마)"
+    r"|\b(?:turn|switch)\s+(?:it\s+)?(?:back\s+)?on\b(?!\s+(?:the|a|an)\b)"
+    r"|\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:turn|switch)\s+(?:it\s+)?off\b",
+    re.I,
+)
+_SWITCH_OFF = re.compile(
+    r"(?<![가-힣])(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주세요|주십시오|주시기|두어야|둬야|두십시오|두세요|둔\s*채)|야\s*(?:합|하|한))"
+    r"|비활성화(?:해\s*(?:주|야)|\s*상태로\s*(?:두|유지))"
+    r"|(?<![가-힣])(?:켜서는|켜면|켜도|켜선)\s*안\s*(?:됩|되|돼)|(?<![가-힣])켜지\s*(?:말|마)"
+    r"|\b(?:turn|switch)\s+(?:it\s+)?off\b(?!\s+(?:the|a|an)\b)"
+    r"|\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:turn|switch)\s+(?:it\s+)?on\b",
+    re.I,
+)
+
+
+def switch_stance(clause: str) -> int:
+    """+1 for a clause that asks a switch on (or not off) in words, -1 for one
+    that asks it off (or not on), 0 for neither or both."""
+    return _one_way(_NAME_SPAN.sub(" ", clause), _SWITCH_ON, _SWITCH_OFF)
+
+
 def _one_way(clause: str, this: re.Pattern[str], that: re.Pattern[str]) -> int:
     """+1 when only `this` is asked, -1 when only `that`, 0 for neither or both."""
     yes, no = bool(this.search(clause)), bool(that.search(clause))

@@ -61,6 +61,10 @@ class Reading:
     # What the statement itself named (the tentative finding holds its whole
     # point's names, which may belong to the point's other sentences).
     stated: dict[int, Topic] = field(default_factory=dict)
+    # New findings from a clause that names a problem without asking for
+    # anything ("…한 번만 빠져도 깨집니다"): before a request for a point the
+    # owner refused, it was the argument against the refusal.
+    unasked: list[Finding] = field(default_factory=list)
 
     @classmethod
     def start(cls, findings: list[Finding], author: str, messages: list[str],

@@ -20,10 +20,13 @@ _ASSIGNED = re.compile(r"`([A-Za-z_][\w.-]*)\s*=\s*([^`=\n]{1,40})`\s*(?:으로|
 # pinned at `==2.31.0`", "2.6.0 이상으로" (at least, at most or exactly).
 _VERSION = re.compile(
     # (Not a requirement quoted in code: "`Django<5.0`을 요구해서" states it.)
-    r"(?<![\w\]])(>=|<=|==|~=|>|<)\s*`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
-    r"|\b(?:pinned|pin(?:ned)?\s+it|stay|keep\s+it)\s+(?:pinned\s+)?(?:at|to|on)\s+"
-    r"(?:(?:an?\s+)?(?:exact\s+)?version,?\s+)?`?v?(\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
-    r"|(?<![\d.])v?(\d+\.\d+\.\d+)`?\s*(?:(이상|or\s+(?:later|newer|above|higher))|(이하|or\s+(?:earlier|older|below|lower)))",
+    r"(?<![\w\]])(?P<sign>>=|<=|==|~=|>|<)\s*`?v?(?P<signed>\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|\b(?:pinned|pin(?:ned)?\s+(?:it|`?(?P<pinned>[a-z][\w.\[\]-]*)`?)|stay|keep\s+it)\s+(?:pinned\s+)?(?:at|to|on)\s+"
+    r"(?:(?:an?\s+)?(?:exact\s+)?version,?\s+)?`?v?(?P<at>\d+\.\d+(?:\.\d+)?)(?![\d.]*\d)"
+    r"|(?<![\d.])v?(?P<bounded>\d+\.\d+\.\d+)`?\s*(?:(?P<up>이상|or\s+(?:later|newer|above|higher))"
+    r"|(?P<down>이하|or\s+(?:earlier|older|below|lower)))"
+    # "pin `faiss-cpu==1.8.0`": a requirement in code, asked for.
+    r"|\bpin\s+`(?P<required>[a-z][\w.\[\]-]*)==v?(?P<exact>\d+\.\d+(?:\.\d+)?)`",
     re.I,
 )
 
@@ -33,9 +36,9 @@ _A_VERSION = re.compile(r"v?\d+\.\d+\.\d+")
 
 def _version_value(match: re.Match[str]) -> str:
     """A `_VERSION` match as a stored value: `>=2.32.0ver`, `2.31.0ver`."""
-    sign, number = match.group(1) or "", match.group(2) or match.group(3) or match.group(4)
-    bound = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}.get(sign, "")
-    bound = ">=" if match.group(5) else "<=" if match.group(6) else bound
+    number = next(match.group(g) for g in ("signed", "at", "bounded", "exact") if match.group(g))
+    bound = {">": ">=", ">=": ">=", "<": "<=", "<=": "<="}.get(match.group("sign") or "", "")
+    bound = ">=" if match.group("up") else "<=" if match.group("down") else bound
     return bound + number + VERSION
 
 
@@ -75,9 +78,12 @@ def assignments(clause: str) -> list[tuple[int, str, str]]:
             for m in _ASSIGNED.finditer(clause)]
 
 
-def versions(clause: str) -> list[tuple[int, str]]:
-    """(where, stored value) of each version asked: `>=2.32.0ver`, `2.31.0ver`."""
-    return [(m.start(), _version_value(m)) for m in _VERSION.finditer(clause)]
+def versions(clause: str) -> list[tuple[int, str, str | None]]:
+    """(where, stored value, package) of each version asked: `>=2.32.0ver`,
+    `2.31.0ver`; the package when the request names it ("pin `faiss-cpu==1.8.0`",
+    "pin faiss-cpu to 1.7.4"), else None (the setting named before it)."""
+    return [(m.start(), _version_value(m), (m.group("pinned") or m.group("required") or "").lower()
+             or None) for m in _VERSION.finditer(clause)]
 
 
 def zones(clause: str) -> list[tuple[int, str]]:

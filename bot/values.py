@@ -22,6 +22,7 @@ from bot.stances import (
     null_stance,
     presence,
     retry_stance,
+    switch_stance,
     sync_stance,
 )
 from bot.value_forms import assignments, destinations, is_version, versions, zones
@@ -128,6 +129,7 @@ def setting_values(text: str) -> frozenset[str]:
     timing: set[int] = set()
     nulls: set[int] = set()
     locales: set[int] = set()
+    switches: set[int] = set()
     for clause in asked(text):
         # "New: `SESSION_COOKIE_SAMESITE` is `"Lax"`. Set it to `"Strict"`": the
         # setting may be named in the point before the clause that asks.
@@ -149,6 +151,7 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
+        switches.add(switch_stance(clause))
         nulls.add(null_stance(clause))
         locales.add(locale_stance(clause))
         test = _TEST_ASKED.search(clause)
@@ -236,15 +239,20 @@ def setting_values(text: str) -> frozenset[str]:
                 add(literal.replace(" ", ""), at, name)
             elif literal:
                 add("=" + _BOOLEAN.get(literal, literal), at, name)
-        for at, value in versions(clause) + zones(clause) + destinations(clause):
+        for at, value, package in versions(clause):
+            add(value, at, package)
+        for at, value in zones(clause) + destinations(clause):
             add(value, at)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
         for match in _RENAME.finditer(clause):
             old_name, new_name = (g for g in match.groups() if g)
             add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
+    if any(v.startswith(("+@", "-@")) or v.startswith(("=true@", "=false@")) and not v.endswith("@")
+           for v in out):
+        switches.clear()  # the switch is named: "turn `X` back on", "`X=true`로 … 켜"
     for stance, name in ((stances, "~retry"), (timing, "~sync"), (nulls, "~required"),
-                         (locales, "~localized")):
+                         (locales, "~localized"), (switches, "~switch")):
         stance.discard(0)
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)

@@ -89,7 +89,13 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "leak": ("leak", "leaks", "leaking", "release", "released", "누수", "해제"),
     "connection": ("connection", "conn", "handle", "커넥션", "연결"),
     "close": ("close", "closed", "closing", "닫"),
-    "validate": ("validate", "validation", "validated", "check", "검증", "유효성", "체크"),
+    # (Not "verified": the word a reviewer confirms a fix with.)
+    "validate": ("validate", "validation", "validated", "check", "verify", "verification",
+                 "검증", "유효성", "체크"),
+    "serialize": ("serialize", "serialized", "serializes", "serialization", "직렬화"),
+    "body": ("body", "payload", "본문", "페이로드"),
+    "raw": ("raw", "원본"),
+    "whitespace": ("whitespace", "공백"),
     "error": ("error", "exception", "raise", "raises", "에러", "오류", "예외"),
     "null": ("null", "none", "nil", "널"),
     "permission": ("permission", "permissions", "authorization", "authz", "권한", "인가"),
@@ -180,7 +186,7 @@ FIXED_WORD = (r"(?<!\bthe\s)(?<!\ba\s)fixed(?!\s*(?:-|\d|window|size|width|point
 MUST_KO_END = r"야\s*(?:합니다|한다|해요|하며|하고)"
 MUST_KO = r"[가-힣]" + MUST_KO_END
 # The units a value is written with (5MB, 300초, 30s, 90%, 3,000원).
-VALUE_UNITS = (r"km|k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|회|시각"
+VALUE_UNITS = (r"km|k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시간|일|개|건|장|매|명|회|시각"
                r"|원|won|krw|달러|usd|eur|엔|jpy")
 # "3,000", "1,000,000": one number written in groups of three digits.
 DIGIT_GROUPS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d|[.,]\d)")
@@ -366,7 +372,9 @@ POSITIVE = words(
     r"|통과|확인했|확인하였|좋습니다|좋네요|(?<!지\s)맞습니다|잘\s*(?:됩|동작|작동)|정상|감사(?!\s*(?:로그|기록|추적|이벤트|테이블|대상|보고|용\b|팀))|고맙|수고|깔끔|성공|봤습니다|보았습니다|읽었습니다"
     r"|(?:개선|향상)\s*폭(?:이|은)\s*(?:큽니다|상당합니다)|잘\s*(?:맞추|정리하|처리하|반영하)셨"
     r"|안정적(?:입니다|이고|으로\s*(?:동작|유지|처리))|이상\s*없(?:습니다|음|이)|문제\s*없이\s*(?:동작|통과|처리)|\b(?:is|are|stays?|remains?)\s+stable\b"
-    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌"
+    r"|일치합니다|일치하고|부합합니다|적절합니다|타당합니다|(?:단축되었|단축됐|개선되었|개선됐)습니다|(?:편해|좋아|나아|깔끔해|빨라|명확해)졌|(?:좋아|나아)지고\s*있|즐겁습니다|(?:사라|없어)졌습니다|해소(?:되었|됐)습니다"
+    # "운영하면서 큰 도움이 될 것 같아요": praise ("추가하면 도움이 될 것 같습니다" asks).
+    r"|^(?![^.]*\S면\s)[^.]*도움이\s*(?:될|됩|되었|됐)"
     # "`didReceiveRemoteNotification`은 이미 구현되어 있습니다": a fact against
     # the owner's reason, not a new problem.
     r"|이미\s*(?:\S+\s*){0,2}?(?:구현|지원|적용|처리)(?:되어|돼)\s*있|\balready\s+(?:implemented|supported|handled|in\s+place|exists?)\b",
@@ -378,7 +386,9 @@ WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
     r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
-    r"|\bnow\s+(?!" + WORSE + r")[a-z]{4,}s\b",
+    r"|\bnow\s+(?!" + WORSE + r")[a-z]{4,}s\b"
+    # "해시 오류는 사라졌습니다": the error is gone.
+    r"|(?:오류|에러|경고|실패|문제|크래시)(?:는|가|도)?\s*(?:모두\s*|전부\s*)?(?:사라졌|없어졌|해소되었|해소됐)",
     re.I,
 )
 IMPERATIVE = words(
@@ -436,6 +446,8 @@ PROMISE = words(
 # (A severity tag may come first: "[medium] New: …".)
 ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*:|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
+    # "이번엔 테스트 단계에서 실패합니다": this time, another failure (as "this time it").
+    r"|^\s*이번(?:에는|엔)\s[^.]{0,40}?(?:실패|오류|에러|예외|깨집)"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
     r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
 GENERAL = words(
