@@ -29,10 +29,10 @@ from bot.findings import (
     word_stem,
 )
 from bot.places import request_places, same_place
-from bot.quantities import SCALE, compatible, kind
+from bot.quantities import SCALE, compatible, in_unit_of, kind
 from bot.reversals_in_words import in_words
 from bot.values import setting_values
-from bot.wording import is_file
+from bot.wording import EN_CONCEPT, is_file
 
 
 def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
@@ -113,11 +113,14 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     # "pin `faiss-cpu==1.8.0`" and "pin faiss-cpu to version 1.7.4": both give
     # a value to one named thing, however each wrote its name.
     # (A compound name only: `days` of `Expiration.Days` is a word many settings end with.)
-    shared |= {"code:" + k for k in keys if re.search(r"\w[-_]\w", k) and k not in SCALE}
+    gone = _gone_keys(a) & _value_keys(b) | _gone_keys(b) & _value_keys(a)
+    shared |= {"code:" + k for k in keys | gone if re.search(r"\w[-_]\w", k) and k not in SCALE}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     said = _named_in_words(a, b) | _named_in_words(b, a)
     shared |= said
     shared |= _removed(a, b) | _removed(b, a)
+    if _two_timeouts(a, b):
+        return False
     if not shared:
         return in_words(a, b, reported)
     if not any(_names_setting(x) for x in shared) and any(
@@ -165,12 +168,35 @@ _REMOVAL = frozenset({"remove", "drop", "delete", "disable",
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
 
 
+# The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"
+# and "raise the read timeout to 30 s" are two settings of one `timeout=`.
+_TIMEOUT_KINDS = {"connect": "connect", "연결": "connect", "read": "read", "읽기": "read",
+                  "write": "write", "쓰기": "write", "idle": "idle", "유휴": "idle",
+                  "pool": "pool", "handshake": "handshake", "keepalive": "keepalive",
+                  "statement": "statement", "lock": "lock"}
+
+
+def _two_timeouts(a: Finding, b: Finding) -> bool:
+    """Both speak of a timeout, each of a kind the other never names."""
+    if "~timeout" not in a.terms or "~timeout" not in b.terms:
+        return False
+    kinds_a = {_TIMEOUT_KINDS[t] for t in a.terms if t in _TIMEOUT_KINDS}
+    kinds_b = {_TIMEOUT_KINDS[t] for t in b.terms if t in _TIMEOUT_KINDS}
+    return bool(kinds_a and kinds_b and kinds_a.isdisjoint(kinds_b))
+
+
 def _value_keys(finding: Finding) -> set[str]:
     """The settings it gives a value to ("`Profile.name`을 `displayName`으로"
     gives `name` one, "`retention.ms` to 86400000" `ms`): a name it asks a
     value for is a name of its own, even inside a longer one (`displayname`)."""
     return {v.rsplit("@", 1)[1] for v in finding.values
             if "@" in v and v[:1] not in "+-!^~" and not v.endswith("@")}
+
+
+def _gone_keys(finding: Finding) -> set[str]:
+    """The settings it asks a value away from ("not `DEBUG`" for `log_level`)."""
+    return {v.rsplit("@", 1)[1] for v in finding.values
+            if v.startswith("!") and "@" in v and not v.endswith("@")}
 
 
 def _named_in_words(a: Finding, b: Finding) -> set[str]:
@@ -185,9 +211,24 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
              and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
     # `session_idle_timeout` said as "idle timeout": its last two words, each
     # of three letters or more.
+    # (A name of one word, `workers`, only for a point that names nothing in
+    # code: "the refresh token" beside `/token/refresh` is no setting `token`.)
+    in_words_only = not any(x.startswith("code:") for x in b.anchors)
     named |= {x for x in a.anchors if x.startswith("code:") and (
-        _tail_said(x[5:], words) or _compound_said(x[5:], words))}
+        _tail_said(x[5:], words) or _compound_said(x[5:], words)
+        or (_parts_meant(x[5:], words) and (in_words_only or re.search(r"\w[_.-]\w", x[5:]))))}
     return named
+
+
+def _parts_meant(name: str, words: set[str]) -> bool:
+    """A name whose words are each a concept the other side's words hold:
+    `pool_size` in "풀 크기를 10으로", `cache_ttl` in "캐시 만료 시간", `workers`
+    in "워커 프로세스는 두 개로" (one word of five letters or more)."""
+    parts = re.split(r"[_.-]", name)
+    if (len(parts) < 2 and len(name) < 5) or not all(p.isalpha() for p in parts):
+        return False
+    concepts = [EN_CONCEPT.get(p) or EN_CONCEPT.get(word_stem(p)) for p in parts]
+    return all(concepts) and all("~" + str(c) in words for c in concepts)
 
 
 def _switched_both_ways(named: dict[str, set[str]], said: dict[str, set[str]]) -> bool:
@@ -244,8 +285,11 @@ def _names(finding: Finding, setting: str) -> bool:
     if words and all(f"code:{word}" in finding.anchors for word in words):
         return True
     # ("idle timeout" in prose names `session_idle_timeout`, as `_named_in_words` reads it.)
-    return not any(x.startswith("code:") for x in finding.anchors) and _tail_said(
-        setting, set(finding.terms))
+    # ("기본 로케일은 한국어로" names `default_locale` by its parts' meaning,
+    # whatever else it names in code.)
+    return _parts_meant(setting, set(finding.terms)) or (
+        not any(x.startswith("code:") for x in finding.anchors)
+        and _tail_said(setting, set(finding.terms)))
 
 
 def _part_only(anchor: str, anchors: list[str]) -> bool:
@@ -318,6 +362,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
+    if bool(va.keys() - {""}) != bool(vb.keys() - {""}):
+        # "`CACHE_TTL`을 300으로" against "캐시 유지 시간은 30초 이하로": the named
+        # setting's bare number is in the unit the words give it.
+        if va.keys() - {""}:
+            mine_all = in_unit_of(mine_all, theirs_all)
+        else:
+            theirs_all = in_unit_of(theirs_all, mine_all)
     kinds_a, kinds_b = {kind(v) for v in mine_all}, {kind(v) for v in theirs_all}
     if not kinds_a & kinds_b and ("number" not in kinds_a | kinds_b or any(
             v.startswith(("<=", ">=")) for v in mine_all | theirs_all)):
@@ -328,6 +379,7 @@ def _other_value(a: Finding, b: Finding) -> bool:
 
 
 _SWITCHED = {"+": "=true", "-": "=false"}
+
 
 
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:

@@ -300,11 +300,24 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.add(BACK)
         if _PUT_BACK_KO.search(clause):
             out.update((BACK, "되돌"))  # "체크아웃 모듈 안으로 다시 돌려 놓아": undone, in so many words
+        if _TAKE_OUT.search(clause):
+            out.add(TAKE_OUT)
     if out & set(_ADD_WORDS) or any(v.startswith(("넣", "걸어")) for v in out):
         # ("넣어 주십시오" holds 넣어, never 넣 alone; "`NOT NULL`을 걸어야"
         # puts a constraint in.)
         out.add(ADD)
     return frozenset(out - _NOT_A_DEMAND)
+
+
+# Taken out, in so many words: "병렬 실행은 빼 주십시오", "drop the retry step".
+# Kept among the verbs as `~out`: taking out what another reviewer's fixed
+# finding got put in.
+TAKE_OUT = "~out"
+_TAKE_OUT = re.compile(
+    r"(?<![가-힣])빼\s*(?:주|야|\.|$)|(?:제거|삭제)(?:해\s*(?:주|야)|하도록)|없애\s*(?:주|야)"
+    r"|\b(?:remove|drop|take\s+out|rip\s+out|get\s+rid\s+of)\b",
+    re.I,
+)
 
 
 # "다시 돌려 놓아", "되돌려 놓아": put back where it was (not "테스트를 돌려",

@@ -149,7 +149,7 @@ def topic(text: str) -> Topic:
             terms.add("~" + concept)
         if "\uac00" <= word[0] <= "\ud7a3":
             for key, concept_ko in concepts_ko:
-                if key in word:
+                if key in word and not any(x in word for x in w.KO_CONCEPT_EXCEPT.get(key, ())):
                     terms.add("~" + concept_ko)
             stem = word_stem(word)
             if stem in w.STOP_KO or len(stem) < 2:
@@ -161,6 +161,8 @@ def topic(text: str) -> Topic:
             stem = word_stem(word)
             if len(stem) >= 3 and stem not in w.STOP_EN:
                 terms.add(stem)
+    # (A key of two words, "풀 크기", is in the text, not in one of its words.)
+    terms.update("~" + concept for key, concept in concepts_ko if " " in key)
     return Topic(frozenset(anchors), frozenset(terms))
 
 
@@ -450,6 +452,8 @@ def reviewer_clause(text: str) -> Clause:
         act = Act.WITHDRAW
     elif w.REBUTTAL.search(text) and not content.kinds:
         act = Act.REFERENCE  # (it may cite a figure: "over-charged by about 7%")
+    elif w.SAME_FAILURE.search(text) and all(a.startswith("num:") for a in content.strong):
+        act = Act.REFERENCE  # ("3회 중 2회": how often, not what)
     elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING

@@ -93,6 +93,18 @@ _UNIT_KINDS = {
 }
 
 
+def in_unit_of(bare: set[str], worded: set[str]) -> set[str]:
+    """`bare`'s plain numbers written in the one unit of `worded` (if it has
+    one): `MAX_TICKETS`'s 2 beside "8장 이상" is 2장; a time in code counts
+    seconds (`CACHE_TTL`'s 300 beside "30초 이하" or "10분 이하" is 300초)."""
+    units = {re.sub(r"^(?:[<>]=)?[\d.]+", "", v) for v in worded}
+    if len(units) != 1 or "" in units or any(kind(v) != "number" for v in bare):
+        return bare
+    unit = units.pop()
+    unit = "s" if kind("1" + unit) == "time" else unit
+    return {v + unit for v in bare}
+
+
 def kind(value: str) -> str:
     """What a value measures: a literal, a plain number, a time, a size…"""
     if value.startswith("=at:"):

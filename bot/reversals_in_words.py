@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from bot.demands import ADD, BACK
+from bot.demands import ADD, BACK, TAKE_OUT
 from bot.finding import Finding, is_made
 from bot.places import same_place
-from bot.quantities import compatible, kind
+from bot.quantities import compatible, in_unit_of, kind
 from bot.wording import EN_CONCEPT
 
 
@@ -22,7 +22,23 @@ def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     findings a fix was just reported for."""
     return (_quantity_in_words(a, b) or _retry_in_words(a, b)
             or _back_in_words(a, b, reported) or _opposed_in_words(a, b)
-            or _refused_in_words(a, b))
+            or _refused_in_words(a, b) or _taken_out_in_words(a, b, reported))
+
+
+def _taken_out_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
+    """One asks taken out what the other, made, asked put in, naming it with
+    the same words: "테스트 병렬 실행은 빼 주십시오" after "`pytest -n auto`로
+    병렬 실행을 추가해 주십시오" was done (the thing asked for in both, and
+    another word of the points in common)."""
+    if not _may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if TAKE_OUT not in one.asks or ADD not in other.asks or not is_made(other, reported):
+            continue
+        things = (set(one.asks) & set(other.asks)) - {ADD, TAKE_OUT, BACK}
+        if things and _word_count(_shared_words(one, other)) >= 2:
+            return True
+    return False
 
 
 def unnamed_quantities(finding: Finding) -> set[str]:
@@ -66,7 +82,8 @@ def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
 
 
 # Asking a change undone, in so many words.
-_UNDO = frozenset({"revert", "undo", "되돌", "원복", "롤백"})
+# ("I have to object to the retention change": against a change made.)
+_UNDO = frozenset({"revert", "undo", "object", "되돌", "원복", "롤백"})
 
 
 def _opposed_in_words(a: Finding, b: Finding) -> bool:
@@ -159,6 +176,12 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
         # 올려": one lowers and the other raises, in the same words, a count
         # one side gives bare.
         va, vb = _counted(va), _counted(vb)
+        named = False
+    elif named and ((names_b and _concepts(names_b) & set(a.terms))
+                    or (names_a and _concepts(names_a) & set(b.terms))):
+        # "`retry_max=3`으로 낮춰" against "재시도는 적어도 다섯 번까지는": the
+        # name says what the words count, so its bare number is in their unit.
+        va, vb = (in_unit_of(va, vb), vb) if names_a else (va, in_unit_of(vb, va))
         named = False
     kinds = {kind(v) for v in va} & {kind(v) for v in vb}
     if named:

@@ -106,7 +106,7 @@ _NO_RETRY = re.compile(
     # (The refusal governs the retry: "don't drop the message, retry it" asks for one.)
     r"\b(?:never|no|don't|do\s+not|must\s+not|mustn't|should\s+not|shouldn't|remove|drop"
     r"|stop|disable)\b(?:\s+[\w-]+){0,2}?\s+(?:" + _RETRY_WORD + r")"
-    r"|(?:" + _RETRY_WORD + r")[^.;]{0,24}?(?:하지\s*(?:말|마|않)|없이|제거|빼|금지|끄|꺼)",
+    r"|(?:" + _RETRY_WORD + r")[^.;]{0,24}?(?:하지\s*(?:말|마|않)|없이|제거|빼|금지|끄|꺼|없애|(?:하|해서)면?\s*안\s*(?:됩|되|돼))",
     re.I,
 )
 # (Asked for in so many words: "retry" in a name, `retry_backoff`, asks nothing.)
@@ -169,7 +169,7 @@ def presence(clause: str) -> set[str]:
 # Run in the request or out of it: "`send_receipt()` has to run synchronously
 # inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
 # task, and let checkout return without waiting" (`-@~sync`).
-_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장))", re.I)
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
     r"|\benqueue|\bcelery\s+task|\bwithout\s+waiting\b|비동기|백그라운드",
@@ -258,7 +258,7 @@ _SWITCH_OFF = re.compile(
     r"(?<![가-힣])(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주세요|주십시오|주시기|두어야|둬야|두십시오|두세요|둔\s*채)|야\s*(?:합|하|한))"
     r"|비활성화(?:해\s*(?:주|야)|\s*상태로\s*(?:두|유지))"
     r"|(?<![가-힣])(?:켜서는|켜면|켜도|켜선)\s*안\s*(?:됩|되|돼)|(?<![가-힣])켜지\s*(?:말|마)"
-    r"|\b(?:turn|switch)\s+(?:it\s+)?off\b(?!\s+(?:the|a|an)\b)"
+    r"|\b(?:turn|switch)\s+(?:it\s+)?(?:back\s+)?off\b(?!\s+(?:the|a|an)\b)"
     r"|\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:turn|switch)\s+(?:it\s+)?on\b",
     re.I,
 )

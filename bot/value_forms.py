@@ -86,6 +86,23 @@ def versions(clause: str) -> list[tuple[int, str, str | None]]:
              or None) for m in _VERSION.finditer(clause)]
 
 
+# A language asked for in words: "기본 로케일은 한국어로", "default to English".
+_LANGUAGE = re.compile(
+    r"(한국어|영어|일본어|중국어)\s*(?:로|으로)(?![가-힣])"
+    r"|\b(?:to|in)\s+(korean|english|japanese|chinese)\b",
+    re.I,
+)
+_LANGUAGES = {"한국어": "ko", "korean": "ko", "영어": "en", "english": "en", "일본어": "ja",
+              "japanese": "ja", "중국어": "zh", "chinese": "zh"}
+
+
+def languages(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each language asked in words: `=ko`, `=en`
+    (as a locale setting's value `ko` is stored)."""
+    return [(m.start(), "=" + _LANGUAGES[(m.group(1) or m.group(2)).lower()])
+            for m in _LANGUAGE.finditer(clause)]
+
+
 def zones(clause: str) -> list[tuple[int, str]]:
     """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`."""
     return [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]

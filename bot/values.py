@@ -25,17 +25,20 @@ from bot.stances import (
     switch_stance,
     sync_stance,
 )
-from bot.value_forms import assignments, destinations, is_version, versions, zones
+from bot.value_forms import assignments, destinations, is_version, languages, versions, zones
 
 # "5000을 넘지 않게", "5000을 초과하지 않도록": at most that.
-_NOT_BEYOND = r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
+_NOT_BEYOND = (r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
+               # "1분 넘게 유지하면 안 됩니다", "30초를 넘기면 안 됩니다": at most that.
+               r"|(?:을|를)?\s*(?:넘게|넘겨서|넘기면|초과하면|초과해서)\s*(?:[가-힣]+\s*){0,2}?(?:면|서는)?\s*안\s*(?:됩|되|돼)")
 
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     # (Possessive `\s*+`, and a space before a word seen by lookbehind: nested
     # `\s*` runs made a long run of spaces after a number cost its cube.)
     # (Never part of a version: "2.5.0" is not 2.5.)
-    r"(?<![\w.-])(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
+    # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
+    r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
     r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + _NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
@@ -91,7 +94,7 @@ _BOOLEAN = {"on": "true", "yes": "true", "enabled": "true", "off": "false", "no"
 # A switch's state asked in words: "must be off by default", "has to be
 # disabled", "기본값은 꺼져 있어야", "활성화되어 있어야".
 _SWITCH_STATE = re.compile(
-    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|ought\s+to)\s+(?:be|stay|remain)\s+"
+    r"\b(?:must|should|has\s+to|have\s+to|needs?\s+to|ought\s+to)\s+(?:be|stay|remain)\s+(?:switched\s+|turned\s+)?"
     # (Not for a part: "has to stay disabled for virtual-account payments".)
     # (The state ends the phrase: not "stay on `/v1/orders`", nor "stay
     # disabled for virtual-account payments", a part.)
@@ -152,6 +155,10 @@ def setting_values(text: str) -> frozenset[str]:
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
         switches.add(switch_stance(clause))
+        if _DEBUG_LOGGING.search(clause) and switches - {0}:
+            # "운영에서 디버그 로깅은 켜지 마십시오": the log level, said in words.
+            on = switch_stance(clause) > 0
+            out.add(("=debug" if on else "!=debug") + "@log_level")
         nulls.add(null_stance(clause))
         locales.add(locale_stance(clause))
         test = _TEST_ASKED.search(clause)
@@ -190,6 +197,9 @@ def setting_values(text: str) -> frozenset[str]:
         for match in _SET_VALUE.finditer(clause):
             number = match.group(1) or match.group(3) or match.group(5)
             unit = match.group(2) or match.group(4) or match.group(6) or ""
+            end = match.end() + (clause[match.end():match.end() + 1] == "`")
+            if match.group(1) and _CHANGED_FROM.match(clause, end):
+                continue  # "`workers = 2`를 `workers = 8`로": what it is now
             if not _UNDONE.match(clause, match.end()):
                 add(number + unit.lower(), match.start())
         for match in _LITERAL.finditer(clause):
@@ -204,6 +214,8 @@ def setting_values(text: str) -> frozenset[str]:
                 name, literal = (part.strip() for part in literal.rsplit("=", 1))
                 name = name.split()[-1] if name.split() else name
                 key = name if _CODE_NAME.fullmatch(name) else None
+                if _CHANGED_FROM.match(clause, match.end()):
+                    continue  # "`workers = 2`를 `workers = 8`로": what it is now
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
                 if _CHANGED_FROM.match(clause, match.end()):
@@ -241,14 +253,14 @@ def setting_values(text: str) -> frozenset[str]:
                 add("=" + _BOOLEAN.get(literal, literal), at, name)
         for at, value, package in versions(clause):
             add(value, at, package)
-        for at, value in zones(clause) + destinations(clause):
+        for at, value in zones(clause) + destinations(clause) + languages(clause):
             add(value, at)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
         for match in _RENAME.finditer(clause):
             old_name, new_name = (g for g in match.groups() if g)
             add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
-    if any(v.startswith(("+@", "-@")) or v.startswith(("=true@", "=false@")) and not v.endswith("@")
+    if any(v.startswith(("+@", "-@")) or (v.startswith(("=true@", "=false@")) and not v.endswith("@"))
            for v in out):
         switches.clear()  # the switch is named: "turn `X` back on", "`X=true`로 … 켜"
     for stance, name in ((stances, "~retry"), (timing, "~sync"), (nulls, "~required"),
@@ -257,6 +269,10 @@ def setting_values(text: str) -> frozenset[str]:
         if len(stance) == 1:  # (for it and against it, in two places: neither)
             out.add(("+" if stance.pop() > 0 else "-") + "@" + name)
     return frozenset(out)
+
+
+_DEBUG_LOGGING = re.compile(r"(?:디버그|\bdebug)\s*(?:수준|레벨|level\s+)?\s*(?:로그|로깅|logging\b|logs?\b)",
+                            re.I)
 
 
 # "1시간으로 늘린 것은 되돌려": the value a change set, asked undone (not asked).
@@ -306,8 +322,15 @@ _COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여�
                     r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
 
 
+# "워커 프로세스는 두 개로", "열 대까지": things counted in words.
+_COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명)(?![가-힣]*째)")
+
+
 def _numerals(text: str) -> str:
-    """Counts written in words or with "times" as "<n>회"."""
+    """Counts written in words or with "times" as "<n>회"; things counted in
+    words as "<n>개" (대, 장, 명)."""
+    if _COUNT_THINGS.search(text):
+        text = _COUNT_THINGS.sub(lambda m: f"{_NUMERAL[m.group(1)]}{m.group(2)}", text)
     if not _COUNT.search(text):
         return text
     return _COUNT.sub(lambda m: f"{m.group(3) or _NUMERAL[(m.group(1) or m.group(2)).lower()]}회", text)
@@ -363,13 +386,17 @@ _REFUSED_BEYOND = re.compile(
     r"\s*(above|over|more|greater|below|under|less)(?:\s+than)?\s*`?$", re.I)
 _LOWER_BEFORE = re.compile(
     r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
-    r"|최소(?:값|치)?(?:을|를|은|는|이|가)?|하한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
+    r"|최소(?:값|치|한)?(?:을|를|은|는|이|가)?|적어도|하한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 
 
 def _bound(clause: str, start: int, end: int) -> str:
     """"<=" for an upper bound, ">=" for a lower one, "" for a value. (The word
     after the number decides first: "최소한 600초 이하로" is at most 600.)"""
-    if _UPPER_AFTER.match(clause, end):
+    upper = _UPPER_AFTER.match(clause, end)
+    if upper and upper.group(0).strip().startswith("까지") and _LOWER_BEFORE.search(
+            clause[max(0, start - 60):start]):
+        return ">="  # "최소 3회까지 재시도": at least three times ("까지" says little)
+    if upper:
         return "<="
     if _LOWER_AFTER.match(clause, end):
         return ">="

@@ -76,7 +76,7 @@ KO_GRAMMAR = set(
 # match a whole (lightly stemmed) word.
 _CONCEPTS: dict[str, tuple[str, ...]] = {
     "cache": ("cache", "caching", "memoize", "memoized", "캐시", "캐싱"),
-    "ttl": ("ttl", "expiry", "expire", "expiration", "만료"),
+    "ttl": ("ttl", "expiry", "expire", "expiration", "만료", "유지 시간", "유지시간"),
     "test": ("test", "tests", "testing", "테스트", "spec"),
     "timeout": ("timeout", "타임아웃", "시간초과"),
     "retry": ("retry", "retries", "resend", "redeliver", "redelivery", "재시도", "재전송", "재발송"),
@@ -112,6 +112,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "rate": ("rate", "throttle", "throttling", "속도"),
     "batch": ("batch", "배치"),
     "size": ("size", "크기", "사이즈"),
+    # (Korean only with what follows it: "풀" alone is also "pull" and "solve".)
+    "pool": ("pool", "pooling", "풀 크기", "풀 사이즈", "커넥션 풀", "연결 풀", "풀을", "풀의"),
     "header": ("header", "headers", "헤더"),
     "response": ("response", "응답"),
     "request": ("request", "요청"),
@@ -143,7 +145,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "schema": ("schema", "스키마"),
     "column": ("column", "컬럼", "열"),
     "table": ("table", "테이블"),
-    "default": ("default", "기본값", "디폴트"),
+    "default": ("default", "기본값", "디폴트", "기본 로케일", "기본 언어", "기본 설정", "기본 통화",
+                "기본 타임존"),
     "fallback": ("fallback", "폴백"),
     "metric": ("metric", "metrics", "메트릭", "지표"),
     "coverage": ("coverage", "커버리지"),
@@ -163,6 +166,11 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "tenant": ("tenant", "테넌트"),
     "invalidate": ("invalidate", "invalidation", "무효화"),
     "status_code": ("400", "401", "403", "404", "409", "413", "422", "429", "500", "503"),
+}
+# Words that hold a Korean concept key and mean something else: a catalog, a
+# program, a blog are no log.
+KO_CONCEPT_EXCEPT: dict[str, tuple[str, ...]] = {
+    "로그": ("카탈로그", "블로그", "프로그", "다이얼로그", "프롤로그", "에필로그"),
 }
 EN_CONCEPT: dict[str, str] = {}
 KO_CONCEPT: list[tuple[str, str]] = []
@@ -426,6 +434,8 @@ DECLINE = words(
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
     r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
+    # "I don't want to duplicate that limit", "I'd still rather keep one source of truth"
+    r"|\b(?:don't|do\s+not)\s+want\s+to\b|\b(?:i'd|i\s+would|we'd|we\s+would)\s+(?:still\s+)?rather\b"
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\s+(?:from\s+my\s+side|from\s+me|planned|in\s+this\s+pr)\b|\bnot\s+worth|\boverkill|\bpremature"
@@ -632,6 +642,13 @@ FIX_REJECTED = words(
     r"|\b" + HASH + r"\b`?\s+(?:still|also|either|doesn't|does\s+not|didn't"
     r"|did\s+not|same)\b|\b(?:in|with|after)\s+`?" + HASH + r"\b`?,?\s+(?:it\s+)?"
     r"(?:still|nothing)\b",
+    re.I,
+)
+# "재실행 중 2회 실패했고 메시지도 동일합니다": it fails as before (whatever
+# run counts it gives).
+SAME_FAILURE = words(
+    r"(?:실패|깨지|깨졌|재현)[^.;\n]{0,20}?(?:메시지|오류|에러|증상)(?:도|가|는)?\s*(?:동일|똑같|같습니다)"
+    r"|\bfail(?:s|ed)?\b[^.;\n]{0,30}?\b(?:same|identical)\s+(?:error|message|assertion)",
     re.I,
 )
 # The fix is there but does not work: "`formatPrice()`는 추가됐지만 …에서는
