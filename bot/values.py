@@ -14,6 +14,7 @@ from bot import wording as w
 from bot.demands import asked
 from bot.findings import plain
 from bot.quantities import VERSION
+from bot.quantity_words import NOT_BEYOND, PER, bound_of, clock, numerals
 from bot.stances import (
     LITERAL_WORDS,
     NOT_DONE_KO,
@@ -27,11 +28,6 @@ from bot.stances import (
 )
 from bot.value_forms import assignments, destinations, is_version, languages, versions, zones
 
-# "5000을 넘지 않게", "5000을 초과하지 않도록": at most that.
-_NOT_BEYOND = (r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|마)"
-               # "1분 넘게 유지하면 안 됩니다", "30초를 넘기면 안 됩니다": at most that.
-               r"|(?:을|를)?\s*(?:넘게|넘겨서|넘기면|초과하면|초과해서)\s*(?:[가-힣]+\s*){0,2}?(?:면|서는)?\s*안\s*(?:됩|되|돼)")
-
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
     # (Possessive `\s*+`, and a space before a word seen by lookbehind: nested
@@ -39,7 +35,7 @@ _VALUE = re.compile(
     # (Never part of a version: "2.5.0" is not 2.5.)
     # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
     r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + _NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
@@ -127,7 +123,7 @@ def setting_values(text: str) -> frozenset[str]:
     and `-@name`; one asked to stay as it is or to change, `^@name` and `~@name`."""
     out: set[str] = set()
     # ("**60**으로 낮춰": emphasis marks are no part of the value.)
-    text = _clock(_numerals(w.ungrouped(plain(text))))
+    text = clock(numerals(w.ungrouped(plain(text))))
     stances: set[int] = set()
     timing: set[int] = set()
     nulls: set[int] = set()
@@ -188,9 +184,9 @@ def setting_values(text: str) -> frozenset[str]:
                     _UNDONE.match(clause, match.end())):
                 continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
-            per = _PER.match(clause, match.end())  # "50 messages per second": a rate
+            per = PER.match(clause, match.end())  # "50 messages per second": a rate
             unit += "/" + per.group(1).lower() if per else ""
-            bound = _bound(clause, match.start(1), match.end())
+            bound = bound_of(clause, match.start(1), match.end())
             # (One digit in prose is a value only as a bound: "최소 3 이상".)
             if len(number) >= 2 or unit or bound:
                 add(bound + number + unit, match.start(1))
@@ -312,44 +308,6 @@ _RENAME = re.compile(
 )
 
 
-# "세 번까지만", "적어도 여덟 번", "three times": a count in words, read as "3회"
-# (not "한 번에", at a time; "한 번 더", once more; nor "2번", a point's number).
-_NUMERAL = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
-            "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10}
-_COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:번|회)(?![가-힣]*째)(?!\s*(?:에|더|쯤))"
-                    r"|\b(one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|retries|attempts|tries)\b"
-                    r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
-
-
-# "워커 프로세스는 두 개로", "열 대까지": things counted in words.
-_COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명)(?![가-힣]*째)")
-
-
-def _numerals(text: str) -> str:
-    """Counts written in words or with "times" as "<n>회"; things counted in
-    words as "<n>개" (대, 장, 명)."""
-    if _COUNT_THINGS.search(text):
-        text = _COUNT_THINGS.sub(lambda m: f"{_NUMERAL[m.group(1)]}{m.group(2)}", text)
-    if not _COUNT.search(text):
-        return text
-    return _COUNT.sub(lambda m: f"{m.group(3) or _NUMERAL[(m.group(1) or m.group(2)).lower()]}회", text)
-
-
-# "04:00", "03:30": a time of day, read as "0400시각" (a unit of its own: no
-# duration is compared with it; "1:10", a ratio, is none).
-_CLOCK = re.compile(r"(?<![\d:.+])(?<!\d\d:\d\d:\d\d-)([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
-# "per second", "a request": what a rate is counted against.
-_PER = re.compile(r"\s*+(?:[a-z]+\s+)?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|day"
-                  r"|request|batch|page|call|message|user)s?\b", re.I)
-
-
-def _clock(text: str) -> str:
-    if ":" not in text:
-        return text
-    return _CLOCK.sub(lambda m: f"{m.group(1)}{m.group(2)}시각", text)
-
-
 def _without_lines(clause: str) -> str:
     """The clause with the line numbers of its paths blanked: in
     "`logging.yaml:12`" 12 is where, not a value."""
@@ -366,48 +324,10 @@ _NOT_VALUE = re.compile(r"\b(?:not|instead\s+of|rather\s+than)\s+`?$", re.I)
 _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
 
 
-# "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
-_UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
-                          # "5000을 넘지 않게", "5000을 초과하지 않도록"
-                          r"|" + _NOT_BEYOND + ")", re.I)
-_LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
-_UPPER_BEFORE = re.compile(
-    # ("Cap `limit` at 100": the setting may stand between.)
-    # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)
-    r"(?:at\s+most|under|below|(?<!\bgo\s)(?<!\bgoes\s)(?<!\bit\s)(?<!\bbump\s)(?<!\braise\s)up\s+to|no\s+more\s+than|(?:cap(?:ped)?|limit(?:ed)?)\s+(?:it\s+|`[^`\n]{1,40}`\s+)?(?:at|to)"
-    r"|(?:not|never|n't)\s+(?:to\s+)?(?:exceed|go\s+(?:above|over|past))"
-    r"|maximum\s+(?:of|to)|최대(?:값|치)?(?:을|를|은|는|이|가)?|상한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
 # A request for a test: the values in it are the test's inputs.
 _TEST_ASKED = re.compile(
     r"\b(?:add|write|need|needs|missing)\s+(?:a\s+|an\s+|one\s+more\s+)?(?:unit\s+|regression\s+)?tests?\s+(?:that|for|where|with|case)\b"
     r"|테스트(?:를|도|가)?\s*(?:하나\s*)?(?:추가|작성|넣어)", re.I)
-_REFUSED_BEYOND = re.compile(
-    r"\b(?:reject|refuse|deny|block|disallow|forbid)\w*\s+(?:anything|any\s+value|values?|requests?|calls?)?"
-    r"\s*(above|over|more|greater|below|under|less)(?:\s+than)?\s*`?$", re.I)
-_LOWER_BEFORE = re.compile(
-    r"(?:at\s+least|above|no\s+less\s+than|minimum\s+(?:of|to)"
-    r"|최소(?:값|치|한)?(?:을|를|은|는|이|가)?|적어도|하한(?:값|선)?(?:을|를|은|는|이|가)?)\s*`?$", re.I)
-
-
-def _bound(clause: str, start: int, end: int) -> str:
-    """"<=" for an upper bound, ">=" for a lower one, "" for a value. (The word
-    after the number decides first: "최소한 600초 이하로" is at most 600.)"""
-    upper = _UPPER_AFTER.match(clause, end)
-    if upper and upper.group(0).strip().startswith("까지") and _LOWER_BEFORE.search(
-            clause[max(0, start - 60):start]):
-        return ">="  # "최소 3회까지 재시도": at least three times ("까지" says little)
-    if upper:
-        return "<="
-    if _LOWER_AFTER.match(clause, end):
-        return ">="
-    before = clause[max(0, start - 60):start]
-    refused = _REFUSED_BEYOND.search(before)
-    if refused:
-        # "reject anything above 100": at most 100 is what is asked.
-        return ">=" if refused.group(1).lower() in ("below", "under", "less") else "<="
-    return "<=" if _UPPER_BEFORE.search(before) else ">=" if _LOWER_BEFORE.search(before) else ""
-
-
 # "restrict `allow_origins` to an explicit list", "와일드카드 패턴을 두면 안
 # 됩니다": anything but the wildcard (`!=*@allow_origins`), which reverses a
 # request for `*` on the same setting.
