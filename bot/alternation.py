@@ -34,18 +34,24 @@ _NO_LETTER_PREFIX = re.compile(r"(?:\^|\(\?:\^\|\\\|\))?(?:\\s\*)?")
 
 def words(source: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(source, flags)`, with its `\\b` alternatives grouped."""
-    pattern = re.compile(factor(source), flags)
+    # (Compiled once: factoring keeps the capture groups, so the pattern
+    # compiled as if it had none says whether it has; start-up compiles them all.)
+    pattern = re.compile(factor(source, may_move=True), flags)
+    if pattern.groups:
+        pattern = re.compile(factor(source, may_move=False), flags)
     SOURCES[pattern] = source
     return pattern
 
 
-def factor(source: str) -> str:
-    """The alternation `source` with its `\\b` alternatives gathered (see above)."""
+def factor(source: str, may_move: bool | None = None) -> str:
+    """The alternation `source` with its `\\b` alternatives gathered (see above).
+    `may_move`: whether it has no capture groups, if the caller knows."""
     out: list[str | list[str]] = []  # alternatives, and groups of `\b` ones (without the `\b`)
     group: list[str] | None = None  # the group later `\b` alternatives may still join
     # With capture groups, moving an alternative would renumber them: group
     # only `\b` alternatives that stand next to each other.
-    may_move = re.compile(source).groups == 0
+    if may_move is None:
+        may_move = re.compile(source).groups == 0
     for alternative in split_alternatives(source):
         if alternative.startswith("\\b") and _opens_with(alternative[2:], _ASCII_LETTER):
             if group is None:
