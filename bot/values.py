@@ -52,7 +52,7 @@ _SET_VALUE = re.compile(
     # "`PG_MAX_RETRIES` 는 0 이어야 하고": the value it has to be (a number
     # standing alone: not the end of `2024-05-01T09:00:00`).
     r"|(?:(?<=\s)|(?<=\s`))(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*"
-    r"(?:이어야|여야|이여야|(?:이|가)\s*(?:되어야|돼야))",
+    r"(?:이어야|여야|이여야|(?:이|가|는|은)\s*(?:되어야|돼야))",
     re.I,
 )
 
@@ -109,7 +109,9 @@ _NOT_THIS = re.compile(
 # "`1s` 말고 `30s`로", "`allkeys-lru`로 바꾸시면 안 되고 `volatile-lru`로": in
 # Korean what is not wanted comes first, and what is asked after.
 _NOT_THIS_KO = re.compile(
-    r"(?:`[^`\n]+`|(?<![\w.])\d[\w.]*+)\s*(?:으로|로)?\s*(?:[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*되고)")
+    r"(?:`[^`\n]+`|(?<![\w.])\d[\w.]*+)\s*(?:으로|로)?\s*(?:(?!넘|초과)[가-힣]{1,6}\s*)?(?:말고|(?:으)?면\s*안\s*(?:되고|됩니다|돼요))")
+# ("첨부 크기를 10MB로 막으면 안 됩니다": 10MB is what is refused; "30초를
+# 넘기면 안 됩니다" is a bound, not a refusal.)
 
 
 @lru_cache(maxsize=8192)  # a clause is probed for a reversal against several findings
@@ -196,8 +198,10 @@ def setting_values(text: str) -> frozenset[str]:
             end = match.end() + (clause[match.end():match.end() + 1] == "`")
             if match.group(1) and _CHANGED_FROM.match(clause, end):
                 continue  # "`workers = 2`를 `workers = 8`로": what it is now
+            # ("업로드 한도는 최소 200MB는 되어야": a bound, said before it.)
+            at_least = bound_of(clause, match.start(5), match.end(5)) if match.group(5) else ""
             if not _UNDONE.match(clause, match.end()):
-                add(number + unit.lower(), match.start())
+                add(at_least + number + unit.lower(), match.start())
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")

@@ -121,3 +121,13 @@ def test_the_same_failure_and_an_owner_who_would_rather_not() -> None:
     assert owner_clause("I don't want to duplicate that limit in the app.").act is Act.DECLINE
     assert owner_clause("On the size cap I'd still rather keep a single source of truth in the "
                         "proxy layer.").act is Act.DECLINE
+
+
+def test_a_size_refused_and_a_floor_in_korean() -> None:
+    assert setting_values("첨부 크기를 10MB로 막으면 안 됩니다.") == set()
+    assert setting_values("업로드 한도는 최소 200MB는 되어야 합니다.") == {">=200mb@"}
+    small = _finding("F1", "sec-lint", "presigned PUT에는 크기 제한이 없습니다. policy에 "
+                     "`content-length-range`를 넣어 첨부 최대 크기를 10MB로 제한해 주세요.")
+    large = _finding("F2", "product-bot", "첨부 크기를 10MB로 막으면 안 됩니다. 화면 녹화 영상이 많아서 "
+                     "업로드 한도는 최소 200MB는 되어야 합니다.")
+    assert reverses(large, small)
