@@ -137,10 +137,12 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         return False
     if a.direction * b.direction == -1:
         return True
-    if said and {"+@~switch", "-@~switch"} <= {*a.values, *b.values} and not (
-            {"+@~switch", "-@~switch"} <= set(a.values)):
+    # (Named in code by one side only: `location` in both is a place, not the switch.)
+    said = {x for x in said if (x in a.anchors) != (x in b.anchors)}
+    if said and {_switch_way(a, said), _switch_way(b, said)} == {1, -1}:
         # "prepared statement 캐시는 꺼서는 안 됩니다" against "`prepared
-        # statement` 캐시를 꺼야": one switch, named in code by one and in
+        # statement` 캐시를 꺼야", "switch response caching off" against "Turn
+        # on `ENABLE_RESPONSE_CACHE`": one switch, named in code by one and in
         # words by the other, asked on and off. (Two switches named in code in
         # one place are no such pair: `autoindex` off, `gzip on;`.)
         return True
@@ -173,15 +175,19 @@ _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복",
 _TIMEOUT_KINDS = {"connect": "connect", "연결": "connect", "read": "read", "읽기": "read",
                   "write": "write", "쓰기": "write", "idle": "idle", "유휴": "idle",
                   "pool": "pool", "handshake": "handshake", "keepalive": "keepalive",
-                  "statement": "statement", "lock": "lock"}
+                  "statement": "statement", "lock": "lock", "request": "request", "요청": "request",
+                  "session": "session", "세션": "session"}
 
 
 def _two_timeouts(a: Finding, b: Finding) -> bool:
     """Both speak of a timeout, each of a kind the other never names."""
-    if "~timeout" not in a.terms or "~timeout" not in b.terms:
+    # (`statement_timeout` is a statement's timeout: a name's words count.)
+    words_a = {t for term in a.terms for t in term.split("_")}
+    words_b = {t for term in b.terms for t in term.split("_")}
+    if not ({"~timeout", "timeout"} & words_a and {"~timeout", "timeout"} & words_b):
         return False
-    kinds_a = {_TIMEOUT_KINDS[t] for t in a.terms if t in _TIMEOUT_KINDS}
-    kinds_b = {_TIMEOUT_KINDS[t] for t in b.terms if t in _TIMEOUT_KINDS}
+    kinds_a = {_TIMEOUT_KINDS[t] for t in words_a if t in _TIMEOUT_KINDS}
+    kinds_b = {_TIMEOUT_KINDS[t] for t in words_b if t in _TIMEOUT_KINDS}
     return bool(kinds_a and kinds_b and kinds_a.isdisjoint(kinds_b))
 
 
@@ -193,6 +199,17 @@ def _value_keys(finding: Finding) -> set[str]:
             if "@" in v and v[:1] not in "+-!^~" and not v.endswith("@")}
 
 
+def _switch_way(finding: Finding, said: set[str]) -> int:
+    """+1 when it asks a switch on (in words, or one of `said` by its name),
+    -1 when off, 0 for neither or both."""
+    names = {x[5:] for x in said}
+    on = "+@~switch" in finding.values or any(
+        f"+@{n}" in finding.values or f"=true@{n}" in finding.values for n in names)
+    off = "-@~switch" in finding.values or any(
+        f"-@{n}" in finding.values or f"=false@{n}" in finding.values for n in names)
+    return 0 if on == off else 1 if on else -1
+
+
 def _gone_keys(finding: Finding) -> set[str]:
     """The settings it asks a value away from ("not `DEBUG`" for `log_level`)."""
     return {v.rsplit("@", 1)[1] for v in finding.values
@@ -202,7 +219,8 @@ def _gone_keys(finding: Finding) -> set[str]:
 def _named_in_words(a: Finding, b: Finding) -> set[str]:
     """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
     value for a setting it names in no code span, says as words."""
-    if not any(v.endswith("@") and v[:1] not in "+-!" for v in b.values):
+    if not any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
+               for v in b.values):
         return set()
     words = set(b.terms)
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
@@ -220,12 +238,19 @@ def _named_in_words(a: Finding, b: Finding) -> set[str]:
     return named
 
 
+# Words of a name that say how it is kept, not what: a unit, a switch's verb.
+_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "hours",
+                         "days", "bytes", "kb", "mb", "enable", "enabled", "disable",
+                         "disabled", "use", "flag"})
+
+
 def _parts_meant(name: str, words: set[str]) -> bool:
     """A name whose words are each a concept the other side's words hold:
     `pool_size` in "풀 크기를 10으로", `cache_ttl` in "캐시 만료 시간", `workers`
     in "워커 프로세스는 두 개로" (one word of five letters or more)."""
-    parts = re.split(r"[_.-]", name)
-    if (len(parts) < 2 and len(name) < 5) or not all(p.isalpha() for p in parts):
+    # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
+    parts = [p for p in re.split(r"[_.-]", name) if p not in _UNIT_WORDS]
+    if not parts or (len(parts) < 2 and len(parts[0]) < 5) or not all(p.isalpha() for p in parts):
         return False
     concepts = [EN_CONCEPT.get(p) or EN_CONCEPT.get(word_stem(p)) for p in parts]
     return all(concepts) and all("~" + str(c) in words for c in concepts)

@@ -158,11 +158,13 @@ def read_owner(
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
     leftover = [f for f in open_findings if f.label not in addressed]
     for clause in general:
-        if (clause.act is Act.DECLINE and len(leftover) == 1 and not clause.everything
-                and score(clause.topic, leftover[0].topic()) >= TOUCH):
+        touched = [f for f in leftover if score(clause.topic, f.topic()) >= TOUCH] if (
+            clause.act is Act.DECLINE and not clause.everything) else []
+        if len(touched) == 1:
             # "- bulk 배치 1000으로 조정 … - 삭제 처리는 … 넣지 않겠습니다": the one
-            # finding the turn's other points did not answer is what it refuses.
-            actions[leftover[0].label] = OwnerAction.DECLINE
+            # finding the turn's other points did not answer, and the refusal
+            # touches, is what it refuses (whatever "반영했습니다" says of the rest).
+            actions[touched[0].label] = OwnerAction.DECLINE
             continue
         # "반영했습니다 (abc123)" or "both points: not changing" with nothing
         # more specific: it speaks of every finding the turn did not name.

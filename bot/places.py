@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from bot.demands import requests
+from bot.demands import asked, requests
 from bot.findings import topic
 from bot.wording import CODE, PATH, URL, is_file
 
@@ -76,8 +76,14 @@ def _config_places(text: str) -> frozenset[str]:
     """Where a request that names no place is asked: a configuration file its
     point names ("`deploy/staging.env`의 `CELERY_CONCURRENCY=8`은 과합니다. 2로
     낮춰 주세요"), not the code its argument cites."""
-    return _path_envs(frozenset(p for p in places(text) if not p.startswith("env:") and (
-        not p.startswith("path:") or p.rsplit(".", 1)[-1] in _CONFIG)))
+    # (A route the point names before its request is where it is asked; one
+    # it cites after, "짧아질수록 `POST /login` 부하가 늘어납니다", is what the
+    # change costs.)
+    ends = [text.find(clause) + len(clause) for clause in asked(text) if clause in text]
+    head = text[:max(ends)] if ends else text
+    return _path_envs(frozenset(p for p in places(text) if p.startswith("path:")
+                                and p.rsplit(".", 1)[-1] in _CONFIG)
+                      | {p for p in places(head) if not p.startswith(("path:", "env:"))})
 
 
 def same_place(a: list[str], b: list[str]) -> bool:

@@ -171,10 +171,11 @@ def _quantity_in_words(a: Finding, b: Finding) -> bool:
         # and the other raises it, in many of the same words: "`/v1/login`을
         # 분당 10회로 낮춰" against "로그인 엔드포인트 한도는 분당 120회로 올려".)
         return False
-    if named and a.direction * b.direction == -1 and _word_count(_shared_words(a, b)) >= 2:
+    if a.direction * b.direction == -1 and _word_count(_shared_words(a, b)) >= 2:
         # "`MAX_TICKETS_PER_ORDER`를 2로 낮춰" against "주문 한도는 최소 8장으로
-        # 올려": one lowers and the other raises, in the same words, a count
-        # one side gives bare.
+        # 올려", "IP당 분당 60으로 낮춰" against "IP당 분당 최소 300건 이상으로":
+        # one lowers and the other raises, in the same words, a count one side
+        # gives bare.
         va, vb = _counted(va), _counted(vb)
         named = False
     elif named and ((names_b and _concepts(names_b) & set(a.terms))

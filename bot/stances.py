@@ -258,7 +258,7 @@ _SWITCH_OFF = re.compile(
     r"(?<![가-힣])(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주세요|주십시오|주시기|두어야|둬야|두십시오|두세요|둔\s*채)|야\s*(?:합|하|한))"
     r"|비활성화(?:해\s*(?:주|야)|\s*상태로\s*(?:두|유지))"
     r"|(?<![가-힣])(?:켜서는|켜면|켜도|켜선)\s*안\s*(?:됩|되|돼)|(?<![가-힣])켜지\s*(?:말|마)"
-    r"|\b(?:turn|switch)\s+(?:it\s+)?(?:back\s+)?off\b(?!\s+(?:the|a|an)\b)"
+    r"|\b(?:turn|switch)\s+(?:it\s+|[a-z-]+\s+(?:[a-z-]+\s+)?)?(?:back\s+)?off\b(?!\s+(?:the|a|an)\b)"
     r"|\b(?:do\s+not|don't|never|must\s+not|should\s+not)\s+(?:turn|switch)\s+(?:it\s+)?on\b",
     re.I,
 )

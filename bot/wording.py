@@ -439,7 +439,7 @@ DECLINE = words(
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\s+(?:from\s+my\s+side|from\s+me|planned|in\s+this\s+pr)\b|\bnot\s+worth|\boverkill|\bpremature"
-    r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|유지|갑|가겠|가져가)|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
+    r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|둡|둘|유지|갑|가겠|가져가)|(?:차단|검증|제한|검사)(?:은|는|을)?\s*두지\s*않겠|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
     r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"

@@ -131,3 +131,40 @@ def test_a_size_refused_and_a_floor_in_korean() -> None:
     large = _finding("F2", "product-bot", "첨부 크기를 10MB로 막으면 안 됩니다. 화면 녹화 영상이 많아서 "
                      "업로드 한도는 최소 200MB는 되어야 합니다.")
     assert reverses(large, small)
+
+
+def test_a_request_timeout_and_a_statement_timeout_are_two_settings() -> None:
+    statement = _finding("F1", "db-bot", "`statement_timeout` 60초는 너무 깁니다. 5초로 낮춰 주십시오.")
+    request = _finding("F2", "api-bot", "대용량 리포트는 40초 넘게 걸립니다. 요청 타임아웃은 오히려 "
+                       "120초로 늘려 주십시오.")
+    assert not reverses(request, statement)
+
+
+def test_a_session_lifetime_in_code_and_in_words() -> None:
+    short = _finding("F1", "sec-bot", "`src/auth/settings.py:12` 의 `SESSION_TTL_SECONDS = 86400` 은 "
+                     "너무 깁니다. 3600 이하로 낮춰 주십시오.")
+    week = _finding("F2", "perf-bot", "세션 유지 시간을 오히려 7일로 늘려 주십시오. 짧아질수록 "
+                    "`POST /login` 과 bcrypt 검증 부하가 그대로 늘어납니다.")
+    assert reverses(week, short)
+
+
+def test_a_cache_switched_off_in_words_against_one_turned_on_by_name() -> None:
+    on = _fixed("F1", "perf-bot", "`/account/summary` recomputes the chart on every hit. Turn on "
+                "`ENABLE_RESPONSE_CACHE` for this route; a 60 s TTL is plenty.")
+    off = _finding("F2", "sec-bot", "The summary payload holds per-user balances: please switch "
+                   "response caching off again for the account routes.")
+    assert reverses(off, on)
+
+
+def test_a_per_minute_limit_lowered_bare_and_raised_with_a_count() -> None:
+    lower = _finding("F1", "sec-bot", "로그인 엔드포인트에 `RATE_LIMIT_PER_MIN=600` 은 너무 큽니다. "
+                     "IP당 분당 60 으로 낮춰야 합니다.")
+    raise_ = _finding("F2", "perf-bot", "분당 60회 한도는 사내망에 문제가 됩니다. 로그인 요청 허용량은 "
+                      "IP당 분당 최소 300건 이상으로 다시 올려 주셔야 합니다.")
+    assert reverses(raise_, lower)
+
+
+def test_keeping_the_code_as_it_is_in_other_words() -> None:
+    for text in ("SSRF 는 NetworkPolicy 로 이미 격리되어 있다고 보고 코드는 그대로 둡니다.",
+                 "외부에서 호출할 수 없으므로 별도 차단은 두지 않겠습니다."):
+        assert owner_clause(text).act is Act.DECLINE, text
