@@ -26,8 +26,12 @@ NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
 # as `+@x` and `-@x`: another reviewer asking the opposite about the same name
 # reverses the request.
 _PRESENT = re.compile(
+    # (Not "do not add `structlog`", which `_ABSENT` reads.)
+    r"(?<!not\s)(?<!n't\s)(?<!never\s)"
     r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "Switch `app/logging.py` to `structlog`": the new one asked there.
+    r"|\b(?:switch|migrate|port)\s+`[^`\n]{1,60}`\s+(?:over\s+)?to\s+`([^`\n]{1,60})`"
     # "needs to log `user_email` again", "put `X` back"
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)(?<!no\s)\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
     r"`([^`\n]{1,60})`\s+(?:again|back)\b"
@@ -172,7 +176,8 @@ def presence(clause: str) -> set[str]:
 _SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
-    r"|\benqueue|\bcelery\s+task|\bwithout\s+waiting\b|비동기|백그라운드",
+    r"|\benqueue|\bcelery\s+(?:task|queue)|\b(?:to|onto|into|on)\s+(?:the\s+|a\s+)?(?:job\s+|task\s+|work\s+)?queue\b"
+    r"|\bwithout\s+waiting\b|비동기|백그라운드|(?:작업|태스크|잡)\s*큐(?:로|에)\s*(?:넘|보내|옮|넣)",
     re.I,
 )
 # A refusal next to the way asked ("don't make it async", "비동기로 하지 말아").

@@ -168,3 +168,19 @@ def test_keeping_the_code_as_it_is_in_other_words() -> None:
     for text in ("SSRF 는 NetworkPolicy 로 이미 격리되어 있다고 보고 코드는 그대로 둡니다.",
                  "외부에서 호출할 수 없으므로 별도 차단은 두지 않겠습니다."):
         assert owner_clause(text).act is Act.DECLINE, text
+
+
+def test_a_queue_against_an_inline_call_and_one_library_against_another() -> None:
+    assert sync_stance("Move it to the Celery queue (`tasks.send_welcome_email.delay(user.id)`).") == -1
+    assert sync_stance("메일 발송은 작업 큐로 넘겨 주세요.") == -1
+    queued = _fixed("F1", "perf-bot", "`send_welcome_email()` runs synchronously inside the request "
+                    "handler. Move it to the Celery queue (`tasks.send_welcome_email.delay(user.id)`).")
+    inline = _finding("F2", "qa-bot", "The welcome email has to be sent synchronously, inside the "
+                      "signup request. Please call `send_welcome_email()` inline again.")
+    assert reverses(inline, queued)
+    assert "+@structlog" in setting_values("Switch `app/logging.py` to `structlog` with `JSONRenderer`.")
+    assert "+@structlog" not in setting_values("Keep the stdlib `logging`; do not add `structlog`.")
+    structlog = _finding("F3", "obs-bot", "Switch `app/logging.py` to `structlog` with `JSONRenderer`.")
+    stdlib = _finding("F4", "ops-bot", "Please keep `app/logging.py` on the stdlib `logging` module; "
+                      "do not add `structlog`.")
+    assert reverses(stdlib, structlog)
