@@ -9,18 +9,13 @@ a read timeout, a card number)."""
 from __future__ import annotations
 
 from test_core_ledger_wording import _finding
+from test_core_reversal_in_words_more import _fixed
 
 from bot.contradictions import reverses
-from bot.finding import Finding, FindingStatus
+from bot.finding import FindingStatus
 from bot.findings import Act, owner_clause, reviewer_clause
 from bot.stances import retry_stance, sync_stance
 from bot.values import setting_values
-
-
-def _fixed(label: str, author: str, text: str) -> Finding:
-    finding = _finding(label, author, text)
-    finding.status = FindingStatus.FIXED
-    return finding
 
 
 def test_a_connect_timeout_and_a_read_timeout_are_two_settings() -> None:
