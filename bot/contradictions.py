@@ -26,13 +26,12 @@ from bot.finding import (
 )
 from bot.findings import (
     Topic,
-    word_stem,
 )
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, in_unit_of, kind
 from bot.reversals_in_words import in_words
+from bot.setting_names import named_in_words, names_of, names_setting, part_only, two_timeouts
 from bot.values import setting_values
-from bot.wording import EN_CONCEPT, is_file
 
 
 def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
@@ -108,7 +107,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     # `retention.ms` 86400000 and 604800000.)
     keys = _value_keys(a) & _value_keys(b)
     shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith(("code:", "path:"))
-              if (not (_part_only(x, a.anchors) and _part_only(x, b.anchors)) or x[5:] in keys)
+              if (not (part_only(x, a.anchors) and part_only(x, b.anchors)) or x[5:] in keys)
               and (x[5:] not in SCALE or x[5:] in keys)}
     # "pin `faiss-cpu==1.8.0`" and "pin faiss-cpu to version 1.7.4": both give
     # a value to one named thing, however each wrote its name.
@@ -116,14 +115,14 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     gone = _gone_keys(a) & _value_keys(b) | _gone_keys(b) & _value_keys(a)
     shared |= {"code:" + k for k in keys | gone if re.search(r"\w[-_]\w", k) and k not in SCALE}
     # "The schedule has to go back to …" names the other's `schedule` in words.
-    said = _named_in_words(a, b) | _named_in_words(b, a)
+    said = named_in_words(a, b) | named_in_words(b, a)
     shared |= said
     shared |= _removed(a, b) | _removed(b, a)
-    if _two_timeouts(a, b):
+    if two_timeouts(a, b):
         return False
     if not shared:
         return in_words(a, b, reported)
-    if not any(_names_setting(x) for x in shared) and any(
+    if not any(names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
         return False  # one file, two settings or functions: two anchors, not one
@@ -162,33 +161,12 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         if _REMOVAL.intersection(one.prohibits) and _removed(other, one):
             return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
-    return any(_names_setting(x) for x in shared) and _other_value(a, b)
+    return any(names_setting(x) for x in shared) and _other_value(a, b)
 
 _REMOVAL = frozenset({"remove", "drop", "delete", "disable",
                       "제거", "삭제", "빼", "없애", "비활성화"})
 # (Not "roll out"; "I have to object to the new cache": against a change made.)
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
-
-
-# The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"
-# and "raise the read timeout to 30 s" are two settings of one `timeout=`.
-_TIMEOUT_KINDS = {"connect": "connect", "연결": "connect", "read": "read", "읽기": "read",
-                  "write": "write", "쓰기": "write", "idle": "idle", "유휴": "idle",
-                  "pool": "pool", "handshake": "handshake", "keepalive": "keepalive",
-                  "statement": "statement", "lock": "lock", "request": "request", "요청": "request",
-                  "session": "session", "세션": "session"}
-
-
-def _two_timeouts(a: Finding, b: Finding) -> bool:
-    """Both speak of a timeout, each of a kind the other never names."""
-    # (`statement_timeout` is a statement's timeout: a name's words count.)
-    words_a = {t for term in a.terms for t in term.split("_")}
-    words_b = {t for term in b.terms for t in term.split("_")}
-    if not ({"~timeout", "timeout"} & words_a and {"~timeout", "timeout"} & words_b):
-        return False
-    kinds_a = {_TIMEOUT_KINDS[t] for t in words_a if t in _TIMEOUT_KINDS}
-    kinds_b = {_TIMEOUT_KINDS[t] for t in words_b if t in _TIMEOUT_KINDS}
-    return bool(kinds_a and kinds_b and kinds_a.isdisjoint(kinds_b))
 
 
 def _value_keys(finding: Finding) -> set[str]:
@@ -216,46 +194,6 @@ def _gone_keys(finding: Finding) -> set[str]:
             if v.startswith("!") and "@" in v and not v.endswith("@")}
 
 
-def _named_in_words(a: Finding, b: Finding) -> set[str]:
-    """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
-    value for a setting it names in no code span, says as words."""
-    if not any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
-               for v in b.values):
-        return set()
-    words = set(b.terms)
-    # (A word of five letters or more: `ttl`, `key` said in words name too much.)
-    # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
-    named = {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
-             and len(x[5:]) >= 5 and x[5:] in words and not _part_only(x, a.anchors)}
-    # `session_idle_timeout` said as "idle timeout": its last two words, each
-    # of three letters or more.
-    # (A name of one word, `workers`, only for a point that names nothing in
-    # code: "the refresh token" beside `/token/refresh` is no setting `token`.)
-    in_words_only = not any(x.startswith("code:") for x in b.anchors)
-    named |= {x for x in a.anchors if x.startswith("code:") and (
-        _tail_said(x[5:], words) or _compound_said(x[5:], words)
-        or (_parts_meant(x[5:], words) and (in_words_only or re.search(r"\w[_.-]\w", x[5:]))))}
-    return named
-
-
-# Words of a name that say how it is kept, not what: a unit, a switch's verb.
-_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "hours",
-                         "days", "bytes", "kb", "mb", "enable", "enabled", "disable",
-                         "disabled", "use", "flag"})
-
-
-def _parts_meant(name: str, words: set[str]) -> bool:
-    """A name whose words are each a concept the other side's words hold:
-    `pool_size` in "풀 크기를 10으로", `cache_ttl` in "캐시 만료 시간", `workers`
-    in "워커 프로세스는 두 개로" (one word of five letters or more)."""
-    # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
-    parts = [p for p in re.split(r"[_.-]", name) if p not in _UNIT_WORDS]
-    if not parts or (len(parts) < 2 and len(parts[0]) < 5) or not all(p.isalpha() for p in parts):
-        return False
-    concepts = [EN_CONCEPT.get(p) or EN_CONCEPT.get(word_stem(p)) for p in parts]
-    return all(concepts) and all("~" + str(c) in words for c in concepts)
-
-
 def _switched_both_ways(named: dict[str, set[str]], said: dict[str, set[str]]) -> bool:
     """A switch asked on (or off) by its name and the other way in words only,
     about the anchor the two share: "Set `telemetry.crashReports.enabled` to
@@ -268,22 +206,6 @@ def _switched_both_ways(named: dict[str, set[str]], said: dict[str, set[str]]) -
 _SWITCHES = frozenset({"=true", "=false"})
 
 
-def _compound_said(name: str, words: set[str]) -> bool:
-    """A name of two words run together said as its words: `crashreports`
-    (`crashReports`) in "crash reporting", `idletimeout` in "idle timeout"."""
-    if len(name) < 8 or not name.isalpha():
-        return False
-    return any(name[:i] in words and (name[i:] in words or word_stem(name[i:]) in words)
-               for i in range(3, len(name) - 2))
-
-
-def _tail_said(name: str, words: set[str]) -> bool:
-    parts = name.split("_")
-    if len(parts) < 3 or not all(p.isalpha() for p in parts):
-        return False
-    return all(len(p) >= 3 and word_stem(p) in words for p in parts[-2:])
-
-
 def _removed(one: Finding, other: Finding) -> set[str]:
     """`other`'s names in code that `one` asks to be rid of (and `other` did
     not): "remove `X`", or `X` under a longer name that ends with it ("drop
@@ -293,37 +215,6 @@ def _removed(one: Finding, other: Finding) -> set[str]:
         return set()  # (most findings ask nothing gone: this runs for every pair)
     return {x for x in other.anchors if x.startswith("code:") and any(
         name == x[5:] or (len(x[5:]) >= 8 and name.endswith("_" + x[5:])) for name in gone)}
-
-
-def _names_setting(anchor: str) -> bool:
-    """A name in code, or a dotted one that is no file (`limits.memory`)."""
-    kind, _, name = anchor.partition(":")
-    return kind == "code" or (kind == "path" and not is_file(name))
-
-
-def _names(finding: Finding, setting: str) -> bool:
-    """The finding names the setting: as one name, or word by word
-    (`maxmemory-policy noeviction` names `maxmemory-policy`)."""
-    if f"code:{setting}" in finding.anchors:
-        return True
-    words = re.findall(r"[a-z_][a-z0-9_]+", setting)
-    if words and all(f"code:{word}" in finding.anchors for word in words):
-        return True
-    # ("idle timeout" in prose names `session_idle_timeout`, as `_named_in_words` reads it.)
-    # ("기본 로케일은 한국어로" names `default_locale` by its parts' meaning,
-    # whatever else it names in code.)
-    return _parts_meant(setting, set(finding.terms)) or (
-        not any(x.startswith("code:") for x in finding.anchors)
-        and _tail_said(setting, set(finding.terms)))
-
-
-def _part_only(anchor: str, anchors: list[str]) -> bool:
-    """`code:plans` beside `code:/pricing/plans`: a word of a longer name, not a
-    name of its own. Two findings that share only such words (`/pricing/plans`
-    and `pricing-plans`) name two things."""
-    word = anchor.split(":", 1)[1]
-    return any(word != other.split(":", 1)[1] and word in other.split(":", 1)[1]
-               for other in anchors if other.startswith("code:"))
 
 
 def _other_value(a: Finding, b: Finding) -> bool:
@@ -383,7 +274,7 @@ def _other_value(a: Finding, b: Finding) -> bool:
         return True
     for mine, other in ((va, b), (vb, a)):
         named = mine.keys() - {""}
-        if named and not any(_names(other, k) for k in named):
+        if named and not any(names_of(other, k) for k in named):
             return False  # "`LOGIN_LIMIT` to 5" and "`SEARCH_LIMIT` to 120"
     mine_all = {v for vs in va.values() for v in vs}
     theirs_all = {v for vs in vb.values() for v in vs}
@@ -404,7 +295,6 @@ def _other_value(a: Finding, b: Finding) -> bool:
 
 
 _SWITCHED = {"+": "=true", "-": "=false"}
-
 
 
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:

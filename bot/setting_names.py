@@ -1,0 +1,136 @@
+"""How two findings name one setting, for `bot.contradictions`: in code
+(`pool_size`), by a name's words said in prose ("idle timeout" for
+`session_idle_timeout`), or by what its words mean ("풀 크기" for `pool_size`,
+"캐시 유지 시간" for `CACHE_TTL`); and what keeps two names apart (a connect
+timeout and a read timeout, a word of a longer name). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bot.finding import Finding
+from bot.findings import word_stem
+from bot.wording import EN_CONCEPT, is_file
+
+# The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"
+# and "raise the read timeout to 30 s" are two settings of one `timeout=`.
+_TIMEOUT_KINDS = {"connect": "connect", "연결": "connect", "read": "read", "읽기": "read",
+                  "write": "write", "쓰기": "write", "idle": "idle", "유휴": "idle",
+                  "pool": "pool", "handshake": "handshake", "keepalive": "keepalive",
+                  "statement": "statement", "lock": "lock", "request": "request", "요청": "request",
+                  "session": "session", "세션": "session"}
+
+
+def two_timeouts(a: Finding, b: Finding) -> bool:
+    """Both speak of a timeout, each of a kind the other never names."""
+    # (Asked of every pair of findings: the cheap test first.)
+    if not (_of_timeout(a) and _of_timeout(b)):
+        return False
+    # (`statement_timeout` is a statement's timeout: a name's words count.)
+    kinds_a, kinds_b = _timeout_kinds(a), _timeout_kinds(b)
+    return bool(kinds_a and kinds_b and kinds_a.isdisjoint(kinds_b))
+
+
+def _timeout_kinds(finding: Finding) -> set[str]:
+    return {_TIMEOUT_KINDS[t] for term in finding.terms for t in term.split("_")
+            if t in _TIMEOUT_KINDS}
+
+
+def _of_timeout(finding: Finding) -> bool:
+    return "~timeout" in finding.terms or any("timeout" in t for t in finding.terms)
+
+
+def named_in_words(a: Finding, b: Finding) -> set[str]:
+    """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
+    value for a setting it names in no code span, says as words."""
+    if not any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
+               for v in b.values):
+        return set()
+    words = set(b.terms)
+    # (A word of five letters or more: `ttl`, `key` said in words name too much.)
+    # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
+    named = {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
+             and len(x[5:]) >= 5 and x[5:] in words and not part_only(x, a.anchors)}
+    # `session_idle_timeout` said as "idle timeout": its last two words, each
+    # of three letters or more.
+    # (A name of one word, `workers`, only for a point that names nothing in
+    # code: "the refresh token" beside `/token/refresh` is no setting `token`.)
+    in_words_only = not any(x.startswith("code:") for x in b.anchors)
+    named |= {x for x in a.anchors if x.startswith("code:") and (
+        _tail_said(x[5:], words) or _compound_said(x[5:], words)
+        or (_parts_meant(x[5:], words) and (in_words_only or re.search(r"\w[_.-]\w", x[5:]))))}
+    return named
+
+
+# Words of a name that say how it is kept, not what: a unit, a switch's verb.
+_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "hours",
+                         "days", "bytes", "kb", "mb", "enable", "enabled", "disable",
+                         "disabled", "use", "flag"})
+
+
+def _parts_meant(name: str, words: set[str]) -> bool:
+    """A name whose words are each a concept the other side's words hold:
+    `pool_size` in "풀 크기를 10으로", `cache_ttl` in "캐시 만료 시간", `workers`
+    in "워커 프로세스는 두 개로" (one word of five letters or more)."""
+    concepts = _name_concepts(name)
+    return bool(concepts) and all(c in words for c in concepts)
+
+
+@lru_cache(maxsize=4096)  # every pair of findings asks it of each name in code
+def _name_concepts(name: str) -> tuple[str, ...]:
+    """The concepts a name's words are (`~size` and …), or none when one is not."""
+    # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
+    parts = [p for p in re.split(r"[_.-]", name) if p not in _UNIT_WORDS]
+    if not parts or (len(parts) < 2 and len(parts[0]) < 5) or not all(p.isalpha() for p in parts):
+        return ()
+    concepts = [EN_CONCEPT.get(p) or EN_CONCEPT.get(word_stem(p)) for p in parts]
+    return tuple("~" + c for c in concepts if c) if all(concepts) else ()
+
+
+def _compound_said(name: str, words: set[str]) -> bool:
+    """A name of two words run together said as its words: `crashreports`
+    (`crashReports`) in "crash reporting", `idletimeout` in "idle timeout"."""
+    if len(name) < 8 or not name.isalpha():
+        return False
+    return any(name[:i] in words and (name[i:] in words or word_stem(name[i:]) in words)
+               for i in range(3, len(name) - 2))
+
+
+def _tail_said(name: str, words: set[str]) -> bool:
+    parts = name.split("_")
+    if len(parts) < 3 or not all(p.isalpha() for p in parts):
+        return False
+    return all(len(p) >= 3 and word_stem(p) in words for p in parts[-2:])
+
+
+def names_setting(anchor: str) -> bool:
+    """A name in code, or a dotted one that is no file (`limits.memory`)."""
+    kind, _, name = anchor.partition(":")
+    return kind == "code" or (kind == "path" and not is_file(name))
+
+
+def names_of(finding: Finding, setting: str) -> bool:
+    """The finding names the setting: as one name, or word by word
+    (`maxmemory-policy noeviction` names `maxmemory-policy`)."""
+    if f"code:{setting}" in finding.anchors:
+        return True
+    words = re.findall(r"[a-z_][a-z0-9_]+", setting)
+    if words and all(f"code:{word}" in finding.anchors for word in words):
+        return True
+    # ("idle timeout" in prose names `session_idle_timeout`, as `named_in_words` reads it.)
+    # ("기본 로케일은 한국어로" names `default_locale` by its parts' meaning,
+    # whatever else it names in code.)
+    return _parts_meant(setting, set(finding.terms)) or (
+        not any(x.startswith("code:") for x in finding.anchors)
+        and _tail_said(setting, set(finding.terms)))
+
+
+def part_only(anchor: str, anchors: list[str]) -> bool:
+    """`code:plans` beside `code:/pricing/plans`: a word of a longer name, not a
+    name of its own. Two findings that share only such words (`/pricing/plans`
+    and `pricing-plans`) name two things."""
+    word = anchor.split(":", 1)[1]
+    return any(word != other.split(":", 1)[1] and word in other.split(":", 1)[1]
+               for other in anchors if other.startswith("code:"))
