@@ -173,7 +173,7 @@ def presence(clause: str) -> set[str]:
 # Run in the request or out of it: "`send_receipt()` has to run synchronously
 # inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
 # task, and let checkout return without waiting" (`-@~sync`).
-_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지))", re.I)
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지|끝나|완료|마무리))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
     r"|\benqueue|\bcelery\s+(?:task|queue)|\b(?:to|onto|into|on)\s+(?:the\s+|a\s+)?(?:job\s+|task\s+|work\s+)?queue\b"
@@ -187,16 +187,13 @@ _REFUSED_AFTER = re.compile(r"^[^.;]{0,12}?(?:지\s*(?:말|마|않)|면\s*안)")
 
 def sync_stance(clause: str) -> int:
     """+1 for a clause that asks the work done in the request, -1 for one
-    that asks it out of the request, 0 for neither, both, or a refusal next to
-    the way asked (which way it then turns is not read)."""
+    that asks it out of the request, 0 for neither or both. A way refused is
+    the other asked: "비동기 task로 바꾸지 말고" keeps it in the request."""
     prose = _NAME_SPAN.sub(" ", clause)
-    ways = [(1, m) for m in _SYNC.finditer(prose)] + [(-1, m) for m in _ASYNC.finditer(prose)]
-    if not ways or len({way for way, _ in ways}) > 1:
-        return 0
-    if any(_REFUSED_BEFORE.search(prose, max(0, m.start() - 30), m.start())
-           or _REFUSED_AFTER.match(prose[m.end():]) for _, m in ways):
-        return 0
-    return ways[0][0]
+    ways = {-way if (_REFUSED_BEFORE.search(prose, max(0, m.start() - 30), m.start())
+                     or _REFUSED_AFTER.match(prose[m.end():])) else way
+            for way, pattern in ((1, _SYNC), (-1, _ASYNC)) for m in pattern.finditer(prose)}
+    return ways.pop() if len(ways) == 1 else 0
 
 
 # A column required or left optional: "`NOT NULL` 제약을 걸어야" (+1) against

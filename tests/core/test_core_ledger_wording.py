@@ -1869,7 +1869,8 @@ def test_review_syncing_a_file_and_korean_async() -> None:
     assert setting_values("`send_receipt()`는 비동기로 처리해 주세요.") == {"-@~sync"}
     assert setting_values("`send_receipt()` must run synchronously, so there is no race.") == {
         "+@~sync"}
-    assert setting_values("`send_receipt()`를 비동기로 하지 말아 주세요.") == set()
+    # (A way refused is the other asked: not asynchronously, so in the request.)
+    assert setting_values("`send_receipt()`를 비동기로 하지 말아 주세요.") == {"+@~sync"}
 
 
 def test_review_acknowledgements_with_a_spaced_negation_or_a_failure() -> None:

@@ -179,3 +179,14 @@ def test_a_queue_against_an_inline_call_and_one_library_against_another() -> Non
     stdlib = _finding("F4", "ops-bot", "Please keep `app/logging.py` on the stdlib `logging` module; "
                       "do not add `structlog`.")
     assert reverses(stdlib, structlog)
+
+
+def test_async_refused_keeps_the_work_in_the_request() -> None:
+    keep = ("영수증 발송은 `complete_payment()` 트랜잭션 안에서 동기로 끝나야 합니다. 비동기 task로 "
+            "바꾸지 말고, 실패하면 결제 상태를 `RECEIPT_PENDING`으로 남기도록 해 주십시오.")
+    assert sync_stance(keep) == 1
+    assert sync_stance("Don't make it async.") == 1
+    queued = _finding("F1", "perf-bot", "`send_receipt_email()`이 `complete_payment()` 안에서 동기 "
+                      "SMTP 호출입니다. Celery task(`send_receipt_email.delay(payment.id)`)로 빼서 "
+                      "비동기로 보내야 합니다.")
+    assert reverses(_finding("F2", "billing-bot", keep), queued)
