@@ -152,11 +152,12 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
-        switches.add(switch_stance(clause))
-        if _DEBUG_LOGGING.search(clause) and switches - {0}:
-            # "운영에서 디버그 로깅은 켜지 마십시오": the log level, said in words.
-            on = switch_stance(clause) > 0
-            out.add(("=debug" if on else "!=debug") + "@log_level")
+        way = switch_stance(clause)
+        switches.add(way)
+        if way and _DEBUG_LOGGING.search(clause):
+            # "운영에서 디버그 로깅은 켜지 마십시오": the log level, said in words
+            # (by this clause's own switch, read once).
+            out.add(("=debug" if way > 0 else "!=debug") + "@log_level")
         nulls.add(null_stance(clause))
         locales.add(locale_stance(clause))
         test = _TEST_ASKED.search(clause)
