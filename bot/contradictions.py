@@ -7,6 +7,7 @@ owner turn saying two findings cannot both be met is read in
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TypedDict
 
 from bot.demands import (
@@ -46,8 +47,8 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
                 continue
             if other.label in new and int(other.label[1:]) > int(finding.label[1:]):
                 continue  # each pair of this turn's findings once
-            if not reverses(finding, other, reported):
-                continue
+            # (The author's own pairs are sorted out before `reverses`, the
+            # costly part: most of a long turn's pairs are the author's own.)
             if other.author == finding.author and finding.direction * other.direction != -1:
                 # Its own finding with another value or wording: a second
                 # request beside the first (the ledger already made it a point
@@ -57,6 +58,8 @@ def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
                 "repeated"
             ):
                 continue  # it said the earlier point again in this turn: no reversal of it
+            if not reverses(finding, other, reported):
+                continue
             if other.author == finding.author:
                 # The opposite of its own request ("raise" after "lower"):
                 # the author reversed itself, so the earlier point is withdrawn.
@@ -85,13 +88,23 @@ class Demands(TypedDict):
 
 def demands_of(text: str, others: set[str]) -> Demands:
     """What the point `text` asks for; `others` are the other reviewers it may
-    say it is against or not in conflict with."""
-    return Demands(
-        direction=direction(text), values=sorted(setting_values(text)),
-        prohibits=sorted(prohibited(text)), asks=sorted(asked_verbs(text)),
-        places=sorted(request_places(text)),
-        opposes=sorted(opposed(text, others)), agrees=sorted(unopposed(text, others)),
-    )
+    say it is against or not in conflict with. (Fresh lists each time: a
+    finding keeps and may change them.)"""
+    way, values, prohibits, asks, places, opposes, agrees = _demands(text, frozenset(others))
+    return Demands(direction=way, values=list(values), prohibits=list(prohibits),
+                   asks=list(asks), places=list(places), opposes=list(opposes),
+                   agrees=list(agrees))
+
+
+@lru_cache(maxsize=4096)  # a point is read as a finding and as a probe of the ledger
+def _demands(text: str, others: frozenset[str]) -> tuple[
+        int, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
+        tuple[str, ...], tuple[str, ...]]:
+    return (direction(text), tuple(sorted(setting_values(text))),
+            tuple(sorted(prohibited(text))), tuple(sorted(asked_verbs(text))),
+            tuple(sorted(request_places(text))),
+            tuple(sorted(opposed(text, set(others)))),
+            tuple(sorted(unopposed(text, set(others)))))
 
 
 def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from bot import wording as w
-from bot.findings import items, word_stem
+from bot.findings import point_items, word_stem
 
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
@@ -87,7 +87,7 @@ _EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\
 def asked(text: str) -> tuple[str, ...]:
     """The clauses of a point that ask for something (where its direction and
     values are); the whole point when none does."""
-    parts = items([text])
+    parts = point_items(text)
     out: list[str] = []
     for i, (point, clause) in enumerate(parts):
         if not asks(clause):
@@ -264,7 +264,9 @@ def unopposed(text: str, authors: set[str]) -> frozenset[str]:
 
 def _named_in(text: str, authors: set[str], says: Callable[[str], bool]) -> frozenset[str]:
     out: set[str] = set()
-    for _, clause in items([text]):
+    if not authors:
+        return frozenset()  # one reviewer: no other to name
+    for _, clause in point_items(text):
         if says(clause):
             lowered = clause.lower()
             out.update(a for a in authors if a.lower() in lowered)

@@ -268,8 +268,19 @@ def _point_numbers(messages: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def point_items(text: str) -> list[tuple[int, str]]:
+    """`items([text])` for one point's text, read past the turns' memo: a
+    point's readers keep memos of their own, and thousands of points passing
+    through the turns' memo would push the turns out of it."""
+    return [(n, clause) for n, clause, _ in _read_items(*_read_points((text,)))]
+
+
 @lru_cache(maxsize=2048)
 def _points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    return _read_points(messages)
+
+
+def _read_points(messages: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """A turn's points (bullets, numbered points, lines of prose) and the
     quotation above each ("" for none)."""
     points: list[str] = []
@@ -368,7 +379,10 @@ def _table_row(row: str, header: list[str]) -> str:
 
 @lru_cache(maxsize=2048)
 def _quoted_items(messages: tuple[str, ...]) -> tuple[tuple[int, str, str], ...]:
-    points, quote_of = _points(messages)
+    return _read_items(*_points(messages))
+
+
+def _read_items(points: list[str], quote_of: list[str]) -> tuple[tuple[int, str, str], ...]:
     out: list[tuple[int, str, str]] = []
     for n, item in enumerate(points):
         praise = item.startswith(w.CHECKED_MARK)  # each of its clauses is read as praise

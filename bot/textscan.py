@@ -19,8 +19,9 @@ Pure functions; a turn is a list of messages, because fences never span two.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 _INTERNAL = re.compile(r"<internal>.*?(</internal>|\Z)", re.IGNORECASE | re.DOTALL)
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -95,14 +96,19 @@ def own_text(messages: Iterable[str]) -> str:
 _ERROR_NAME = re.compile(r"\b([A-Z][A-Za-z0-9]*(?:Error|Exception|Failure))\b")
 
 
-def _line_of(message: str, text: str) -> tuple[list[str], set[int], int | None]:
+@lru_cache(maxsize=256)  # asked for every clause of the message
+def _fenced_lines(message: str) -> tuple[tuple[str, ...], frozenset[int]]:
+    raw = strip_internal(message).splitlines()
+    return tuple(raw), frozenset(_closed_fences(raw))
+
+
+def _line_of(message: str, text: str) -> tuple[Sequence[str], frozenset[int], int | None]:
     """The message's lines, those inside closed fences, and the visible line
     that holds `text` (None when the message has no fence: nothing to look at
     beside it, and most clauses ask)."""
     if "```" not in message and "~~~" not in message:
-        return [], set(), None
-    raw = strip_internal(message).splitlines()
-    hidden = _closed_fences(raw)
+        return (), frozenset(), None
+    raw, hidden = _fenced_lines(message)
     at = next((i for i, line in enumerate(raw) if text[:60] in line and i not in hidden), None)
     return raw, hidden, at
 
