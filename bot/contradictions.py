@@ -30,7 +30,7 @@ from bot.findings import (
 )
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, in_unit_of, kind
-from bot.reversals_in_words import in_words
+from bot.reversals_in_words import in_words, quantity_in_words
 from bot.setting_names import named_in_words, names_of, names_setting, part_only, two_timeouts
 from bot.values import setting_values
 
@@ -129,6 +129,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     shared |= {"code:" + k for k in keys | gone if re.search(r"\w[-_]\w", k) and k not in SCALE}
     # "The schedule has to go back to …" names the other's `schedule` in words.
     said = named_in_words(a, b) | named_in_words(b, a)
+    named_by_words = bool(said)  # one names the other's setting in words
     shared |= said
     shared |= _removed(a, b) | _removed(b, a)
     if two_timeouts(a, b):
@@ -143,9 +144,11 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         return False  # it said they do not conflict
     if b.author in a.opposes or a.author in b.opposes:
         return True
-    if a.places and b.places and not same_place(a.places, b.places):
+    if a.places and b.places and not same_place(a.places, b.places) and not (
+            _destinations(a) and _destinations(b)):
         # `CELERY_CONCURRENCY` in `staging.env` and in `prod.env`, `gzip` for
         # `/static/` and for `/api/`: one name, two places, both can be met.
+        # (Not two places asked as where the thing goes: those are its values.)
         return False
     if a.direction * b.direction == -1:
         return True
@@ -174,12 +177,21 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         if _REMOVAL.intersection(one.prohibits) and _removed(other, one):
             return True
     # Another value for the same setting: "30s" against "1s", "365" against "30".
-    return any(names_setting(x) for x in shared) and _other_value(a, b)
+    if any(names_setting(x) for x in shared) and _other_value(a, b):
+        return True
+    # ("Cache entries should live for an hour at most" against `cache.ttl:
+    # 86400`: the words name `cache`, and the values are read as in words.)
+    return named_by_words and quantity_in_words(a, b, linked=True)
 
 _REMOVAL = frozenset({"remove", "drop", "delete", "disable",
                       "제거", "삭제", "빼", "없애", "비활성화"})
 # (Not "roll out"; "I have to object to the new cache": against a change made.)
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
+
+
+def _destinations(finding: Finding) -> bool:
+    """It asks a place for something to move to (`=at:…`)."""
+    return any(v.startswith("=at:") for v in finding.values)
 
 
 def _value_keys(finding: Finding) -> set[str]:

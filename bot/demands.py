@@ -17,7 +17,9 @@ from bot.findings import point_items, word_stem
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn(?:ed)?\s+off|switch(?:ed)?\s+off|remove|delete|drop"
-    r"|cut|shrink|tighten|narrow|restrict|downgrade)\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
+    r"|cut|shrink|tighten|narrow|restrict|downgrade)\b"
+    # "bring `MAX_UPLOAD_BYTES` down to 10 MB", "has to go down".
+    r"|\bbring\s+(?:\S+\s+){0,3}?down\b|\bgo\s+down\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
     # ("버전을 다시 내려야"; not "내려받아", a download, nor "클라이언트에 WebP를
     # 내려 주십시오", serve it)
     r"|내려(?!받|\s*주|\s*드|\s*보내)|내리(?!받)"
@@ -29,6 +31,7 @@ _DOWN = re.compile(
 _UP = re.compile(
     r"\b(?:raise|increase|lengthen|longer|larger|bigger|more|enable|turn(?:ed)?\s+on|switch(?:ed)?\s+on|restore|put\s+(?:it\s+)?back"
     r"|add\s+(?:it\s+)?back|re-?add|bring\s+back|keep|grow|loosen|relax|widen|broaden|re-?allow)\b"
+    r"|\bgo\s+up\b"  # "The attachment limit has to go up to 50 MB"
     # ("`'unsafe-inline'`을 다시 허용해 주셔야", "allow it again": back in.)
     r"|\ballow\b[^.;]{0,40}\bagain\b"
     r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려|허용)|유지|넓혀|넓히",
@@ -83,6 +86,13 @@ _EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\
                      r"|(?:으로|로)\s*(?:따로\s*|별도로\s*)?빼", re.I)
 
 
+# "재시도는 두 번이면 충분합니다", "two retries are enough": a value recommended
+# (where a point asks it, though it says no "please").
+_ENOUGH = re.compile(r"\d\S*\s*(?:이)?면\s*충분|\d\S*\s+(?:is|are|should\s+be)\s+(?:more\s+than\s+)?enough\b"
+                     r"|(?:두|세|네|다섯|한)\s*(?:번|회|개)(?:이)?면\s*충분"
+                     r"|\b(?:two|three|four|five|one)\s+\w+\s+(?:is|are|should\s+be)\s+enough\b", re.I)
+
+
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it
 def asked(text: str) -> tuple[str, ...]:
     """The clauses of a point that ask for something (where its direction and
@@ -90,7 +100,7 @@ def asked(text: str) -> tuple[str, ...]:
     parts = point_items(text)
     out: list[str] = []
     for i, (point, clause) in enumerate(parts):
-        if not asks(clause):
+        if not (asks(clause) or _ENOUGH.search(clause)):
             continue
         # "재시도는 세 번까지만 하고, 그 뒤에는 … 보내 주십시오": the halves of
         # one sentence joined by "and" are one request (not those of "but").

@@ -98,11 +98,15 @@ def in_unit_of(bare: set[str], worded: set[str]) -> set[str]:
     one): `MAX_TICKETS`'s 2 beside "8장 이상" is 2장; a time in code counts
     seconds (`CACHE_TTL`'s 300 beside "30초 이하" or "10분 이하" is 300초)."""
     units = {re.sub(r"^(?:[<>]=)?[\d.]+", "", v) for v in worded}
-    if len(units) != 1 or "" in units or any(kind(v) != "number" for v in bare):
+    if not units or "" in units or not any(kind(v) == "number" for v in bare):
         return bare
-    unit = units.pop()
-    unit = "s" if kind("1" + unit) == "time" else unit
-    return {v + unit for v in bare}
+    # (Several units of time, "1분" and "60초": a time still, in seconds.)
+    times = all(kind("1" + u) == "time" for u in units)
+    if len(units) != 1 and not times:
+        return bare
+    unit = "s" if times else units.pop()
+    # (Only the plain numbers: "61%" beside them is a share, whatever it was given to.)
+    return {v + unit if kind(v) == "number" else v for v in bare}
 
 
 def kind(value: str) -> str:

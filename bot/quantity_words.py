@@ -28,9 +28,39 @@ _COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여�
 _COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명)(?![가-힣]*째)")
 
 
+# "2 hours", "30 minutes", "for an hour", "한 시간 이내": a duration in words,
+# read with its unit ("2h", "30min", "1h", "1시간"). ("a minute" after a count
+# is a rate, "60 requests a minute": only after a word that bounds or spans.)
+# ("over the last 7 days": a window measured over, no value.)
+_DURATION = re.compile(r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
+                       r"(?<![\w.])(\d+(?:\.\d+)?)\s+(hours?|minutes?|mins|seconds?|secs|days?)\b"
+                       r"|\b((?:for|within|under|than|most|least|to|over|below|above|after)\s+)"
+                       r"(?:an?|one)\s+(hour|minute|second|day)\b", re.I)
+_DURATION_KO = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*시간")
+_UNIT_OF = {"hour": "h", "minute": "min", "min": "min", "second": "s", "sec": "s", "day": "d"}
+
+
+def _duration(m: re.Match[str]) -> str:
+    if m.group(1):
+        return m.group(1) + _UNIT_OF[m.group(2).lower().rstrip("s") or "s"]
+    return m.group(3) + "1" + _UNIT_OF[m.group(4).lower()]
+
+
+# "`20 * 1024 * 1024`": a size in bytes, as code writes megabytes ("20mb").
+_BYTES = re.compile(r"(?<![\w.*])(\d+)\s*\*\s*1024(?:\s*\*\s*1024(?:\s*\*\s*1024)?)?(?![\w.*])")
+_BYTE_UNITS = {1: "kb", 2: "mb", 3: "gb"}
+
+
 def numerals(text: str) -> str:
     """Counts written in words or with "times" as "<n>회"; things counted in
-    words as "<n>개" (대, 장, 명)."""
+    words as "<n>개" (대, 장, 명); durations in words with their unit; sizes
+    written as products of 1024 in megabytes (or kilo-, gigabytes)."""
+    if "1024" in text:
+        text = _BYTES.sub(lambda m: m.group(1) + _BYTE_UNITS[m.group(0).count("1024")], text)
+    if _DURATION.search(text):
+        text = _DURATION.sub(_duration, text)
+    if _DURATION_KO.search(text):
+        text = _DURATION_KO.sub(lambda m: f"{_NUMERAL[m.group(1)]}시간", text)
     if _COUNT_THINGS.search(text):
         text = _COUNT_THINGS.sub(lambda m: f"{_NUMERAL[m.group(1)]}{m.group(2)}", text)
     if not _COUNT.search(text):
@@ -54,9 +84,12 @@ def clock(text: str) -> str:
 
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
 _UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
+                          # "an hour at most", "두 번이면 충분합니다", "two retries are enough"
+                          r"|at\s+most\b|tops\b|(?:이)?면\s*충분|(?:is|are)\s+(?:more\s+than\s+)?enough\b"
                           # "5000을 넘지 않게", "5000을 초과하지 않도록"
                           r"|" + NOT_BEYOND + ")", re.I)
-_LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b)", re.I)
+_LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b"
+                          r"|at\s+least\b)", re.I)
 _UPPER_BEFORE = re.compile(
     # ("Cap `limit` at 100": the setting may stand between.)
     # ("needs to go up to 90", "raise it up to 90": a raise to a value, not a cap.)

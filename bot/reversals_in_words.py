@@ -20,7 +20,7 @@ from bot.wording import EN_CONCEPT
 def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> bool:
     """Does one point reverse the other, read in words alone? `reported`:
     findings a fix was just reported for."""
-    return (_quantity_in_words(a, b) or _retry_in_words(a, b)
+    return (quantity_in_words(a, b) or _retry_in_words(a, b)
             or _back_in_words(a, b, reported) or _opposed_in_words(a, b)
             or _refused_in_words(a, b) or _taken_out_in_words(a, b, reported))
 
@@ -140,16 +140,22 @@ def _may_clash(a: Finding, b: Finding) -> bool:
     return not (a.places and b.places and not same_place(a.places, b.places))
 
 
-def _quantity_in_words(a: Finding, b: Finding) -> bool:
+def quantity_in_words(a: Finding, b: Finding, linked: bool = False) -> bool:
     """Neither names the setting in code, but both ask one quantity, at least
     one as a bound, and no value meets both: "재시도는 세 번까지만" against
     "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
     "at least 200 messages a second". The points must share a concept
-    (`~retry`)."""
+    (`~retry`). `linked`: one side's words name the other's setting (its other
+    names in code are about something else), so its values are that setting's."""
     if not _may_clash(a, b):
         return False
     names_a = {x for x in a.anchors if x.startswith("code:")}
     names_b = {x for x in b.anchors if x.startswith("code:")}
+    if linked and bool(unnamed_quantities(a)) != bool(unnamed_quantities(b)):
+        if unnamed_quantities(a):
+            names_a = set()
+        else:
+            names_b = set()
     clock = _one_clock(a, b)
     if names_a and names_b and not clock:
         # Each names its own thing in code (`PURGE_BATCH_SIZE`, `time.sleep(0.2)`)

@@ -48,7 +48,7 @@ def named_in_words(a: Finding, b: Finding) -> set[str]:
     if not any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
                for v in b.values):
         return set()
-    words = set(b.terms)
+    words = _words(b)
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
     named = {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
@@ -122,9 +122,19 @@ def names_of(finding: Finding, setting: str) -> bool:
     # ("idle timeout" in prose names `session_idle_timeout`, as `named_in_words` reads it.)
     # ("기본 로케일은 한국어로" names `default_locale` by its parts' meaning,
     # whatever else it names in code.)
-    return _parts_meant(setting, set(finding.terms)) or (
+    return _parts_meant(setting, _words(finding)) or (
         not any(x.startswith("code:") for x in finding.anchors)
         and _tail_said(setting, set(finding.terms)))
+
+
+def _words(finding: Finding) -> set[str]:
+    """The words and concepts a finding says, and `~limit` when it asks a bound
+    in words: "재시도는 두 번이면 충분합니다" (at most two) says the limit
+    `RETRY_LIMIT` is, as "재시도 한도" would."""
+    words = set(finding.terms)
+    if any(v[:2] in ("<=", ">=") and v.endswith("@") for v in finding.values):
+        words.add("~limit")
+    return words
 
 
 def part_only(anchor: str, anchors: list[str]) -> bool:

@@ -32,6 +32,8 @@ _PRESENT = re.compile(
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     # "Switch `app/logging.py` to `structlog`": the new one asked there.
     r"|\b(?:switch|migrate|port)\s+`[^`\n]{1,60}`\s+(?:over\s+)?to\s+`([^`\n]{1,60})`"
+    # "`date-fns` + `date-fns-tz`로 교체": the first of two names asked in.
+    r"|`([^`\n]{1,60})`(?=\s*(?:\+|와|과|및|and)\s*`[^`\n]{1,60}`\s*(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|교체))"
     # "needs to log `user_email` again", "put `X` back"
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)(?<!no\s)\b(?:log|store|write|record|include|send|return|expose|put|bring)\s+(?:the\s+)?"
     r"`([^`\n]{1,60})`\s+(?:again|back)\b"
@@ -55,6 +57,8 @@ _ABSENT = re.compile(
     r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
     r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # "`date-fns`가 아니라 `dayjs`로", "Use `dayjs`, not `date-fns`": the one refused.
+    r"|`([^`\n]{1,60})`(?:가|이)\s*아니라|(?:,\s*not|\brather\s+than)\s+`([^`\n]{1,60})`"
     # "turn `X` off", "turn off `X`", "`X`는 꺼 주세요": a switch off.
     r"|(?<!never\s)(?<!not\s)(?<!n't\s)\bturn\s+(?:off\s+`([^`\n]{1,60})`|`([^`\n]{1,60})`\s+(?:back\s+)?off\b)"
     # "The pip `actions/cache` step has to come out of `test.yml`", "take `X` out".
@@ -173,7 +177,7 @@ def presence(clause: str) -> set[str]:
 # Run in the request or out of it: "`send_receipt()` has to run synchronously
 # inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
 # task, and let checkout return without waiting" (`-@~sync`).
-_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지|끝나|완료|마무리))", re.I)
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\binline\s+call\b|\bcalled?\s+inline\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지|끝나|완료|마무리))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
     r"|\benqueue|\bcelery\s+(?:task|queue)|\b(?:to|onto|into|on)\s+(?:the\s+|a\s+)?(?:job\s+|task\s+|work\s+)?queue\b"
@@ -181,7 +185,8 @@ _ASYNC = re.compile(
     re.I,
 )
 # A refusal next to the way asked ("don't make it async", "비동기로 하지 말아").
-_REFUSED_BEFORE = re.compile(r"\b(?:not|don't|never|no)\b[^.;]{0,20}$", re.I)
+# ("an inline call instead of the Celery task": the task refused.)
+_REFUSED_BEFORE = re.compile(r"\b(?:not|don't|never|no|instead\s+of|rather\s+than)\b[^.;]{0,20}$", re.I)
 _REFUSED_AFTER = re.compile(r"^[^.;]{0,12}?(?:지\s*(?:말|마|않)|면\s*안)")
 
 

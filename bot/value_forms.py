@@ -63,9 +63,10 @@ def _zone(match: re.Match[str]) -> str:
 # Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it
 # back to `billing/invoice_pdf.py`" (`=at:billing/invoice_pdf.py`). Two places
 # asked for one function are two values of one setting.
-_PLACE = r"`([\w.-]*/[\w./-]*|[\w-]+\.[a-z]{1,4})`"
+# (`public/locales/{lng}/{ns}.json`: a pattern of places is a place.)
+_PLACE = r"`([\w.{}-]*/[\w./{}-]*|[\w-]+\.[a-z]{1,4})`"
 _DESTINATION = re.compile(
-    _PLACE + r"\s*(?:으로|로)\s*(?:다시\s*)?(?:옮기|옮겨|이동|분리|빼)"
+    _PLACE + r"\s*(?:으로|로)\s*(?:다시\s*)?(?:옮기|옮겨|이동|분리|빼|나누|나눠)"
     r"|\b(?:move|put)\b[^.;\n`]{0,30}(?:`[^`\n]+`[^.;\n`]{0,20})?"
     r"\b(?:back\s+)?(?:to|into|under)\s+" + _PLACE,
     re.I,

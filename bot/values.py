@@ -35,7 +35,9 @@ _VALUE = re.compile(
     # (Never part of a version: "2.5.0" is not 2.5.)
     # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
     r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|(?:이)?면\s*충분|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # ("an hour at most", "two retries are enough")
+    r"|at\s+most|at\s+least|tops|(?:is|are)\s+(?:more\s+than\s+)?enough"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
@@ -45,7 +47,9 @@ _VALUE = re.compile(
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
 # "`PG_MAX_RETRIES`를 0으로". One digit counts here, not in bare prose.
 _SET_VALUE = re.compile(
-    r"(?:\b(?:to|back\s+to|be)\s+|(?<![=!<>])=(?!=)\s*)`?(?<![\d.])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\w)"
+    # ("`HTTP_MAX_RETRIES` has to stay 0", "keep `RETRIES` at 0": the value it keeps.)
+    r"(?:\b(?:to|back\s+to|be|(?:stay|stays|remain|remains)(?:\s+at)?)\s+"
+    r"|\b(?:keep|leave)\s+`[^`\n]{1,60}`\s+at\s+|(?<![=!<>])=(?!=)\s*)`?(?<![\d.])(\d+(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?(?!\w|\.\w)"
     # (From a number's first digit only: a long run of digits is read once.)
     # ("512x512로 리사이즈": a size of two sides, not the value 512.)
     r"|`?(?<![\d.])(?<!\dx)(?<!\d×)(\d++(?:\.\d+)?)\s*(" + w.VALUE_UNITS + r")?`?\s*(?:으로|로)(?![가-힣])"
@@ -201,8 +205,10 @@ def setting_values(text: str) -> frozenset[str]:
                 continue  # "`workers = 2`를 `workers = 8`로": what it is now
             # ("업로드 한도는 최소 200MB는 되어야": a bound, said before it.)
             at_least = bound_of(clause, match.start(5), match.end(5)) if match.group(5) else ""
+            # ("keep `RETRIES` at 0": the name is inside the match, before the value.)
+            at = match.start(1) if match.group(0)[:1] in "kKlL" else match.start()
             if not _UNDONE.match(clause, match.end()):
-                add(at_least + number + unit.lower(), match.start())
+                add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")

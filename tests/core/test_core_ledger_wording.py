@@ -143,7 +143,8 @@ def test_literal_values_and_values_asked_not_to_be_set() -> None:
     assert values("`ALLOWED_ORIGINS` has to stay `*` for the widget routes.") == {"=*"}
     assert values("Respond with `Cache-Control: no-store` here, please.") == {"=no-store"}
     assert values("Please switch to `orjson`.") == frozenset()  # a name, not a value
-    assert values("Set `TIMEOUT` to 12 hours so we don't hammer the IdP.") >= {"12"}
+    # (A duration in words keeps its unit: 12 hours is 12h.)
+    assert values("Set `TIMEOUT` to 12 hours so we don't hammer the IdP.") >= {"12h"}
 
 
 def test_an_expression_in_backticks_is_named_by_its_tokens() -> None:
@@ -1306,7 +1307,7 @@ def test_a_commit_heading_reports_a_fix_a_later_look_asks_nothing_and_removing_u
 
 def test_a_refused_value_a_word_of_a_longer_name_and_nothing_to_add() -> None:
     # "to 60 minutes, not 15": 15 is the value refused, not asked.
-    assert setting_values("Set `SESSION_TTL` to 60 minutes, not 15.") == {"60@session_ttl"}
+    assert setting_values("Set `SESSION_TTL` to 60 minutes, not 15.") == {"60min@session_ttl"}
     assert setting_values("Use 30s instead of 10s.") == {"30s@"}
     ttl = _finding("F1", "sec-bot", "Sessions must expire in 15 minutes: `SESSION_TTL = 15`.")
     longer = _finding("F2", "app-bot", "Set `SESSION_TTL` to 60 minutes, not 15.")
@@ -1903,7 +1904,7 @@ def test_review_settings_named_by_a_unit_and_caps_and_renames() -> None:
     day = _finding("F1", "a", "Set `retention.ms` to 86400000.")
     week = _finding("F2", "b", "Set `retention.ms` to 604800000.")
     assert reverses(week, day)
-    assert "<=30@request_timeout" in setting_values(
+    assert "<=30s@request_timeout" in setting_values(
         "`REQUEST_TIMEOUT` should be up to 30 seconds, never more.")
     for text in ("Rename the `darkMode` flag to `FF_DARK_MODE`.",
                  "`darkMode` should be renamed to `FF_DARK_MODE`.",
