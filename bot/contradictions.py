@@ -252,6 +252,12 @@ def _other_value(a: Finding, b: Finding) -> bool:
         given = {v for v in other.values if "@" in v and not v.endswith("@")}
         if gone & given:
             return True
+        # ("`CORS_ALLOWED_ORIGINS` must not default to `*`" against "leave the
+        # allowed origins wide open": refused for the setting the other names
+        # in words, and asked there.)
+        if any(g.rsplit("@", 1)[0] + "@" in other.values and names_of(other, g.rsplit("@", 1)[1])
+               for g in gone if not g.endswith("@")):
+            return True
         # ("와일드카드 … 안 됩니다. 명시적으로 나열한 목록만": not `*`, for the
         # setting the point names, which the other gives `*`.)
         # ("Replace `'*'` with an allowlist" on `/v2/embed` against "`origin`

@@ -19,7 +19,7 @@ _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn(?:ed)?\s+off|switch(?:ed)?\s+off|remove|delete|drop"
     r"|cut|shrink|tighten|narrow|restrict|downgrade)\b"
     # "bring `MAX_UPLOAD_BYTES` down to 10 MB", "has to go down".
-    r"|\bbring\s+(?:\S+\s+){0,3}?down\b|\bgo\s+down\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
+    r"|\b(?:bring|take)\s+(?:\S+\s+){0,3}?down\b|\bgo\s+down\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
     # ("버전을 다시 내려야"; not "내려받아", a download, nor "클라이언트에 WebP를
     # 내려 주십시오", serve it)
     r"|내려(?!받|\s*주|\s*드|\s*보내)|내리(?!받)"

@@ -24,6 +24,20 @@ _COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여�
                     r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
 
 
+# "at most ten database connections", "5 worker processes": things counted,
+# in words or digits, with a word between the count and the things.
+_THINGS_EN = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|\d+)\s+(?:[a-z]+\s+)?"
+    r"(connections|workers|replicas|pods|threads|processes|requests|jobs|items|rows)\b", re.I)
+_TENS = {"twenty": 20, "fifty": 50}
+
+
+def _things(m: re.Match[str]) -> str:
+    word = m.group(1).lower()
+    count = word if word.isdigit() else str(_NUMERAL.get(word) or _TENS[word])
+    return f"{count} {m.group(2)}"
+
+
 # "워커 프로세스는 두 개로", "열 대까지": things counted in words.
 _COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명)(?![가-힣]*째)")
 
@@ -55,6 +69,8 @@ def numerals(text: str) -> str:
     """Counts written in words or with "times" as "<n>회"; things counted in
     words as "<n>개" (대, 장, 명); durations in words with their unit; sizes
     written as products of 1024 in megabytes (or kilo-, gigabytes)."""
+    if _THINGS_EN.search(text):
+        text = _THINGS_EN.sub(_things, text)
     if "1024" in text:
         text = _BYTES.sub(lambda m: m.group(1) + _BYTE_UNITS[m.group(0).count("1024")], text)
     if _DURATION.search(text):

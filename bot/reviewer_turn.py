@@ -64,7 +64,15 @@ def judge_author(
     `owner` is what the owner's turn before it did to each finding."""
     r = Reading.start(findings, author, messages, owner, decisions)
     asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
+    named: dict[int, tuple[int, ...]] = {}  # the numbers a point's first clause names
     for point, text, clause in r.parsed:
+        if clause.ordinals and point not in named:
+            named[point] = clause.ordinals
+        elif (clause.act in (Act.WITHDRAW, Act.ACK) and point in named
+              and not (clause.ordinals or clause.labels)):
+            # "2번은 설명을 듣고 보니 타당합니다. … 해당 지적은 철회하겠습니다":
+            # what the point withdraws is the point it named.
+            clause = replace(clause, ordinals=named[point])
         if clause.act is Act.FACT or point in r.taken_back or (
                 r.quiet and clause.act is Act.FINDING and not asks(text)) or (
                 r.doubts and not asks(text) and w.THE_COMMIT.match(text)):
@@ -121,6 +129,13 @@ def _reference(r: Reading, point: int, clause: Clause) -> None:
         # point explains the one finding it refers to.
         r.point_finding.setdefault(point, referenced[0])
     argument = r.tentative.pop(point, None)
+    made = r.point_finding.get(point)
+    if argument is None and made in r.unasked and made in r.new and any(
+            score(made.topic(), f.topic()) >= UNCERTAIN for f in referenced):
+        # "With #2281 merged there's even less reason not to bind `request_id`.
+        # Both requests stand: …": a statement that asks nothing, about a point
+        # the rest of its point says again, argues for that point.
+        argument = made
     if referenced and argument is not None and lone(r.point_finding, argument):
         # "WAF는 실패 횟수를 모릅니다. …전에는 승인할 수 없습니다": the
         # statement was the argument for the points it refers to.

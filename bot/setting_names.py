@@ -83,7 +83,11 @@ def _name_concepts(name: str) -> tuple[str, ...]:
     """The concepts a name's words are (`~size` and …), or none when one is not."""
     # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
     parts = [p for p in re.split(r"[_.-]", name) if p not in _UNIT_WORDS]
-    if not parts or (len(parts) < 2 and len(parts[0]) < 5) or not all(p.isalpha() for p in parts):
+    # (One short word names too much, `ttl`, `key`; unless it is a kind of
+    # what it means, `gzip` of compression.)
+    if not parts or not all(p.isalpha() for p in parts) or (
+            len(parts) < 2 and len(parts[0]) < 5
+            and EN_CONCEPT.get(parts[0], parts[0]) == parts[0]):
         return ()
     concepts = [EN_CONCEPT.get(p) or EN_CONCEPT.get(word_stem(p)) for p in parts]
     return tuple("~" + c for c in concepts if c) if all(concepts) else ()

@@ -230,7 +230,7 @@ def null_stance(clause: str) -> int:
 # "format per locale with `Intl.DateTimeFormat`") or one fixed form for all
 # (-1: "로케일과 무관하게 ISO 8601로 고정", "regardless of locale").
 _LOCALIZED = re.compile(
-    r"로케일\s*(?:별|마다|에\s*따라|에\s*맞(?:게|춘|춰))|로케일\s*(?:기반\s*)?(?:포맷|형식)(?:으로|을|에\s*맞)"
+    r"(?:로케일|\blocale)\s*(?:별|마다|에\s*따라|에\s*맞(?:게|춘|춰))|로케일\s*(?:기반\s*)?(?:포맷|형식)(?:으로|을|에\s*맞)"
     r"|\b(?:per|by\s+the\s+user'?s|each|the\s+user'?s)\s+locale\b|\blocale-?(?:aware|specific|dependent)\b"
     r"|\bformat\w*\s+(?:\w+\s+){0,2}(?:per|by|for\s+each)\s+locale\b",
     re.I,

@@ -35,7 +35,8 @@ _VALUE = re.compile(
     # (Never part of a version: "2.5.0" is not 2.5.)
     # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
     r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
-    r"(?=\s*+(?:로|으로|이상|이하|이후|이전|까지|이내|에\s|(?:이)?면\s*충분|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # ("100회 정도로", "30초쯤으로": about that, as asked.)
+    r"(?=\s*+(?:로|으로|(?:정도|쯤|가량)(?:으로|로)|이상|이하|이후|이전|까지|이내|에\s|(?:이)?면\s*충분|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # ("an hour at most", "two retries are enough")
     r"|at\s+most|at\s+least|tops|(?:is|are)\s+(?:more\s+than\s+)?enough"
     # "no more than 50 messages per second": what the number counts.
@@ -210,6 +211,8 @@ def setting_values(text: str) -> frozenset[str]:
             if not _UNDONE.match(clause, match.end()):
                 add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):
+            if _REFUSED_LITERAL.search(clause, max(0, match.start() - 40), match.start()):
+                continue  # "must not default to `*`": the value refused (`_EXPLICIT_ONLY`)
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")
             literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
@@ -264,6 +267,8 @@ def setting_values(text: str) -> frozenset[str]:
             add(value, at)
         for match in _EXPLICIT_ONLY.finditer(clause):
             add("!=*", match.start())  # "an explicit list only": not the wildcard
+        for match in _ANY_ORIGIN.finditer(clause):
+            add("=*", match.start())
         for match in _RENAME.finditer(clause):
             old_name, new_name = (g for g in match.groups() if g)
             add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
@@ -348,7 +353,18 @@ _EXPLICIT_ONLY = re.compile(
     # "화이트리스트에 있는 origin만 반사하도록", "only origins on the allowlist".
     r"|(?:화이트\s*리스트|허용\s*목록)에\s*(?:있는|등록된|포함된)\s*\S{1,12}만"
     r"|\bonly\s+(?:the\s+)?(?:origins?|domains?|hosts?)\s+(?:in|on|from)\s+(?:the\s+|our\s+)?(?:allow-?list|whitelist)"
-    r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)",
+    r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)"
+    # "`CORS_ALLOWED_ORIGINS` must not default to `*`"
+    r"|\b(?:must|should)\s*(?:not|n't)\s+(?:default\s+to|be)\s+`\*`",
+    re.I,
+)
+_REFUSED_LITERAL = re.compile(r"\b(?:must|should)\s*(?:not|n't)\s+(?:default\s+)?$", re.I)
+# "keep allowing any origin", "leave the allowed origins wide open", "모든
+# 도메인을 허용": the wildcard, asked in words.
+_ANY_ORIGIN = re.compile(
+    r"\b(?:allow(?:ing|s)?|accept(?:ing|s)?)\s+(?:any|all|every)\s+(?:\w+\s+)?origins?\b"
+    r"|\borigins?\b[^.;\n`]{0,20}\bwide\s+open\b"
+    r"|모든\s*(?:origin|오리진|도메인)(?:을|를|에서)?\s*(?:다\s*)?(?:허용|열어)",
     re.I,
 )
 

@@ -154,6 +154,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "performance": ("performance", "slow", "latency", "성능", "느리", "지연"),
     "security": ("security", "보안"),
     "upload": ("upload", "업로드"),
+    "money": ("money", "amount", "amounts", "금액"),
+    "compression": ("compression", "compress", "compressed", "gzip", "brotli", "압축"),
     "download": ("download", "다운로드"),
     "email": ("email", "mail", "이메일", "메일"),
     "notification": ("notification", "alert", "알림"),
@@ -391,7 +393,10 @@ POSITIVE = words(
     re.I,
 )
 # Nouns that name a problem without asking for anything ("일관성 문제는 해결됐습니다").
-WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b", re.I)
+# Words an acknowledgement may hold without asking: "no sleeps left in `X`"
+# says what is gone.
+WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b"
+             r"|\bno\s+(?:\w+\s+){1,2}?(?:left|remain(?:s|ing)?)\b|\bnothing\s+left\b", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
@@ -442,6 +447,8 @@ DECLINE = words(
     r"|\b(?:we're|we\s+are|it's|it\s+is|that's)\s+fine\b|\bfine\s+here|\bacceptable\b|\bgood\s+enough"
     r"|\bno\s+(?:change|fix)\s+needed|\bno\s+(?:further|more)\s+changes\s+(?:from\s+my\s+side|from\s+me|planned|in\s+this\s+pr)\b|\bnot\s+worth|\boverkill|\bpremature"
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|둡|둘|유지|갑|가겠|가져가)|(?:차단|검증|제한|검사)(?:은|는|을)?\s*두지\s*않겠|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
+    # "상수로 두려고 합니다", "현행대로 유지하려고 합니다": kept, by intent.
+    r"|(?:두|둘|유지하)려고\s*(?:합니다|해요|하고\s*있습니다)"
     # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
     r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"

@@ -29,7 +29,8 @@ TUNED = ["corpus", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "s
          "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22",
          "heldout23", "heldout24", "heldout37", "heldout38", "heldout39", "heldout41",
          "heldout49", "heldout50", "heldout53", "heldout54", "heldout55", "heldout57",
-         "heldout59", "heldout60", "heldout61", "heldout67", "heldout68"]
+         "heldout59", "heldout60", "heldout61", "heldout67", "heldout68", "heldout71",
+         "heldout73"]
 # Rooms a set holds at least (stuck, productive): 40-room sets hold 23 and 17;
 # held-out 17, 19, 21, 23, 38, 50, 54, 60 and 68 are 30 rooms of several reviewers (18
 # stuck, 12 look-alikes).

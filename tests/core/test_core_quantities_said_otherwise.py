@@ -150,3 +150,58 @@ def test_one_library_asked_in_and_refused_by_name() -> None:
     dayjs = _finding("F5", "bundle", "교체한다면 `date-fns`가 아니라 `dayjs`로 해야 합니다. "
                                      "`src/booking/`의 `moment`는 `dayjs`로 바꿔 주십시오.")
     assert reverses(dayjs, fns)
+
+
+def test_things_counted_with_a_word_between() -> None:
+    assert setting_values("Each pod must hold at most ten database connections.") == {"<=10@"}
+    assert setting_values("Set the pool to 20 connections.") == {"20@"}
+    assert direction("Please take the pool back down.") == -1
+    fifty = _finding("F1", "perf", "`DB_POOL_SIZE=10` is the bottleneck now; 180 of 200 workers "
+                                   "sit waiting on `QueuePool`. Raise `DB_POOL_SIZE` to 50.")
+    ten = _finding("F3", "dba", "Please take the pool back down. Each pod must hold at most ten "
+                                "database connections: we run 20 pods behind pgbouncer.")
+    assert reverses(ten, fifty)
+
+
+def test_a_format_per_locale_against_one_fixed_format() -> None:
+    from bot.stances import locale_stance
+
+    assert locale_stance("사용자 locale에 따라 '2024년 3월 5일'처럼 나오도록 바꿔야 합니다.") == 1
+    per_locale = _finding("F1", "i18n", "`format_date()`가 'YYYY-MM-DD'로 하드코딩되어 있습니다. "
+                                        "사용자 locale에 따라 '2024년 3월 5일'처럼 나오도록 바꿔야 "
+                                        "합니다.")
+    fixed = _finding("F3", "api", "`format_date()`에 locale 분기를 넣으면 안 됩니다. 응답 JSON의 "
+                                  "날짜는 ISO 8601('YYYY-MM-DD')로 고정해야 합니다.")
+    assert reverses(fixed, per_locale)
+
+
+def test_a_switch_named_in_code_turned_off_in_words_of_what_it_does() -> None:
+    on = _finding("F1", "perf", "`settings/prod.py:77`의 `GZIP_ENABLED = False`를 켜야 합니다. "
+                                "`GZipMiddleware`만 켜도 640KB가 90KB 안팎으로 줄어듭니다.")
+    off = _finding("F3", "sec", "그런데 응답 압축은 다시 꺼 주셔야 합니다. BREACH 공격 조건이 "
+                                "성립합니다. 압축 미들웨어를 비활성화해 주십시오.")
+    assert reverses(off, on)
+    # (A short name that is its own meaning names too much: `ttl` said as "ttl".)
+    from bot.setting_names import _name_concepts
+
+    assert _name_concepts("gzip_enabled") == ("~compression",)
+    assert _name_concepts("ttl") == ()
+
+
+def test_the_wildcard_refused_by_name_and_asked_in_words() -> None:
+    assert setting_values("`CORS_ALLOWED_ORIGINS` must not default to `*` now that the API sets "
+                          "cookies with credentials.") == {"!=*@cors_allowed_origins"}
+    for text in ("Please leave the allowed origins wide open as they are today.",
+                 "The API has to keep allowing any origin.", "모든 도메인을 허용해야 합니다."):
+        assert setting_values(text) == {"=*@"}, text
+    refused = _finding("F1", "security", "`CORS_ALLOWED_ORIGINS` must not default to `*` now that "
+                                         "the API sets cookies with credentials.")
+    open_ = _finding("F3", "frontend", "The embed widget is loaded from customer domains, so the "
+                                       "API has to keep allowing any origin. Please leave the "
+                                       "allowed origins wide open as they are today.")
+    assert reverses(open_, refused)
+
+
+def test_about_a_value_is_that_value_asked() -> None:
+    assert "100회@" in setting_values("분당 100회 정도로 올려 주십시오.")
+    assert "30초@" in setting_values("30초쯤으로 줄여 주세요.")
