@@ -1,6 +1,7 @@
 """Values written in forms of their own, for `bot.values`: a package version
 ("`requests` has to be >= 2.32.0"), a time zone ("UTC로 통일", "`Asia/Seoul`
-기준으로"), a setting given its value in one span ("`LOG_BODY=true`로 …").
+기준으로"), a setting given its value in one span ("`LOG_BODY=true`로 …"),
+the wildcard refused or asked in words, a name asked to become another.
 Each reader returns where in the clause the value stands, so `bot.values`
 gives it to the setting named before it. Pure.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from bot.quantities import VERSION
+from bot.stances import NOT_DONE_KO
 
 # A setting given its value in one span, then "로 …" whatever the verb:
 # "`LOG_REQUEST_BODY=true`로 요청 본문 로깅을 켜 주십시오".
@@ -121,3 +123,59 @@ def destinations(clause: str) -> list[tuple[int, str]]:
 def is_version(literal: str) -> bool:
     """A literal that is a version of three parts: `20.11.1`, `v2.31.0`."""
     return bool(_A_VERSION.fullmatch(literal))
+
+
+# "restrict `allow_origins` to an explicit list", "와일드카드 패턴을 두면 안
+# 됩니다": anything but the wildcard (`!=*@allow_origins`), which reverses a
+# request for `*` on the same setting.
+_EXPLICIT_ONLY = re.compile(
+    r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시적(?:인)?\s*목록"
+    r"|와일드카드[^.;\n]{0,20}?(?:안\s*됩|금지|쓰지\s*말|두지\s*말)|\bno\s+wildcards?\b"
+    # "화이트리스트에 있는 origin만 반사하도록", "only origins on the allowlist".
+    r"|(?:화이트\s*리스트|허용\s*목록)에\s*(?:있는|등록된|포함된)\s*\S{1,12}만"
+    r"|\bonly\s+(?:the\s+)?(?:origins?|domains?|hosts?)\s+(?:in|on|from)\s+(?:the\s+|our\s+)?(?:allow-?list|whitelist)"
+    r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)"
+    # "`CORS_ALLOWED_ORIGINS` must not default to `*`"
+    r"|\b(?:must|should)\s*(?:not|n't)\s+(?:default\s+to|be)\s+`\*`",
+    re.I,
+)
+# "keep allowing any origin", "leave the allowed origins wide open", "모든
+# 도메인을 허용": the wildcard, asked in words.
+_ANY_ORIGIN = re.compile(
+    r"\b(?:allow(?:ing|s)?|accept(?:ing|s)?)\s+(?:any|all|every)\s+(?:\w+\s+)?origins?\b"
+    r"|\borigins?\b[^.;\n`]{0,20}\bwide\s+open\b"
+    r"|모든\s*(?:origin|오리진|도메인)(?:을|를|에서)?\s*(?:다\s*)?(?:허용|열어)",
+    re.I,
+)
+
+
+def wildcards(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of the wildcard refused ("an explicit list only":
+    `!=*`) or asked in words ("keep allowing any origin": `=*`)."""
+    return ([(m.start(), "!=*") for m in _EXPLICIT_ONLY.finditer(clause)]
+            + [(m.start(), "=*") for m in _ANY_ORIGIN.finditer(clause)])
+
+
+# A name asked to become another: "`darkMode` 플래그 키를 `FF_DARK_MODE`로
+# 바꿔", "rename `darkMode` to `FF_DARK_MODE`": the new name is the old one's
+# value (`=ff_dark_mode@darkmode`), so two reviewers naming two new names for
+# it ask two values.
+_RENAME = re.compile(
+    r"`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:을|를)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*"
+    r"(?:바꿔|바꾸|변경|이름을\s*바꿔)" + NOT_DONE_KO
+    + r"|\brename\s+(?:the\s+)?`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
+    # "`darkMode` should be renamed to `FF_DARK_MODE`"
+    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+renamed\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
+    # "`darkMode` 플래그는 `FF_DARK_MODE`로 이름을 바꿔"
+    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:은|는)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*이름을\s*(?:바꿔|바꾸|변경)" + NOT_DONE_KO,
+    re.I,
+)
+
+
+def renames(clause: str) -> list[tuple[int, str, str]]:
+    """(where, stored value, old name) of each name asked to become another."""
+    out: list[tuple[int, str, str]] = []
+    for m in _RENAME.finditer(clause):
+        old_name, new_name = (g for g in m.groups() if g)
+        out.append((m.start(), "=" + new_name.strip().lower(), old_name.strip().lower()))
+    return out

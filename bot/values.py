@@ -17,7 +17,6 @@ from bot.quantities import VERSION
 from bot.quantity_words import NOT_BEYOND, PER, bound_of, clock, numerals
 from bot.stances import (
     LITERAL_WORDS,
-    NOT_DONE_KO,
     NUMBER_VALUE,
     locale_stance,
     null_stance,
@@ -26,7 +25,16 @@ from bot.stances import (
     switch_stance,
     sync_stance,
 )
-from bot.value_forms import assignments, destinations, is_version, languages, versions, zones
+from bot.value_forms import (
+    assignments,
+    destinations,
+    is_version,
+    languages,
+    renames,
+    versions,
+    wildcards,
+    zones,
+)
 
 _VALUE = re.compile(
     r"(?:\b(?:to|=|at\s+least|at\s+most|under|below|above|of)\s*`?|`?)"
@@ -212,7 +220,7 @@ def setting_values(text: str) -> frozenset[str]:
                 add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):
             if _REFUSED_LITERAL.search(clause, max(0, match.start() - 40), match.start()):
-                continue  # "must not default to `*`": the value refused (`_EXPLICIT_ONLY`)
+                continue  # "must not default to `*`": the value refused (`wildcards`)
             quoted, spanned, keyed = match.group(2), match.group(3), match.group(4)
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")
             literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
@@ -265,13 +273,10 @@ def setting_values(text: str) -> frozenset[str]:
             add(value, at, package)
         for at, value in zones(clause) + destinations(clause) + languages(clause):
             add(value, at)
-        for match in _EXPLICIT_ONLY.finditer(clause):
-            add("!=*", match.start())  # "an explicit list only": not the wildcard
-        for match in _ANY_ORIGIN.finditer(clause):
-            add("=*", match.start())
-        for match in _RENAME.finditer(clause):
-            old_name, new_name = (g for g in match.groups() if g)
-            add("=" + new_name.strip().lower(), match.start(), old_name.strip().lower())
+        for at, value in wildcards(clause):
+            add(value, at)
+        for at, value, old_name in renames(clause):
+            add(value, at, old_name)
     if any(v.startswith(("+@", "-@")) or (v.startswith(("=true@", "=false@")) and not v.endswith("@"))
            for v in out):
         switches.clear()  # the switch is named: "turn `X` back on", "`X=true`로 … 켜"
@@ -308,22 +313,6 @@ def _in_units_of(value: str, key: str) -> str:
 _LOG_LEVELS = frozenset({"trace", "debug", "info", "warn", "warning", "error", "critical", "fatal"})
 
 
-# A name asked to become another: "`darkMode` 플래그 키를 `FF_DARK_MODE`로
-# 바꿔", "rename `darkMode` to `FF_DARK_MODE`": the new name is the old one's
-# value (`=ff_dark_mode@darkmode`), so two reviewers naming two new names for
-# it ask two values.
-_RENAME = re.compile(
-    r"`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:을|를)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*"
-    r"(?:바꿔|바꾸|변경|이름을\s*바꿔)" + NOT_DONE_KO
-    + r"|\brename\s+(?:the\s+)?`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
-    # "`darkMode` should be renamed to `FF_DARK_MODE`"
-    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s+[a-z]+)?\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+renamed\s+to\s+`([A-Za-z_][\w.-]{0,60})`"
-    # "`darkMode` 플래그는 `FF_DARK_MODE`로 이름을 바꿔"
-    r"|`([A-Za-z_][\w.-]{0,60})`(?:\s*[가-힣]{1,6}){0,2}\s*(?:은|는)\s*`([A-Za-z_][\w.-]{0,60})`\s*(?:으로|로)\s*이름을\s*(?:바꿔|바꾸|변경)" + NOT_DONE_KO,
-    re.I,
-)
-
-
 def _without_lines(clause: str) -> str:
     """The clause with the line numbers of its paths blanked: in
     "`logging.yaml:12`" 12 is where, not a value."""
@@ -344,29 +333,7 @@ _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")
 _TEST_ASKED = re.compile(
     r"\b(?:add|write|need|needs|missing)\s+(?:a\s+|an\s+|one\s+more\s+)?(?:unit\s+|regression\s+)?tests?\s+(?:that|for|where|with|case)\b"
     r"|테스트(?:를|도|가)?\s*(?:하나\s*)?(?:추가|작성|넣어)", re.I)
-# "restrict `allow_origins` to an explicit list", "와일드카드 패턴을 두면 안
-# 됩니다": anything but the wildcard (`!=*@allow_origins`), which reverses a
-# request for `*` on the same setting.
-_EXPLICIT_ONLY = re.compile(
-    r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시적(?:인)?\s*목록"
-    r"|와일드카드[^.;\n]{0,20}?(?:안\s*됩|금지|쓰지\s*말|두지\s*말)|\bno\s+wildcards?\b"
-    # "화이트리스트에 있는 origin만 반사하도록", "only origins on the allowlist".
-    r"|(?:화이트\s*리스트|허용\s*목록)에\s*(?:있는|등록된|포함된)\s*\S{1,12}만"
-    r"|\bonly\s+(?:the\s+)?(?:origins?|domains?|hosts?)\s+(?:in|on|from)\s+(?:the\s+|our\s+)?(?:allow-?list|whitelist)"
-    r"|\bwildcards?\b[^.;\n]{0,20}?\b(?:not\s+allowed|forbidden)"
-    # "`CORS_ALLOWED_ORIGINS` must not default to `*`"
-    r"|\b(?:must|should)\s*(?:not|n't)\s+(?:default\s+to|be)\s+`\*`",
-    re.I,
-)
 _REFUSED_LITERAL = re.compile(r"\b(?:must|should)\s*(?:not|n't)\s+(?:default\s+)?$", re.I)
-# "keep allowing any origin", "leave the allowed origins wide open", "모든
-# 도메인을 허용": the wildcard, asked in words.
-_ANY_ORIGIN = re.compile(
-    r"\b(?:allow(?:ing|s)?|accept(?:ing|s)?)\s+(?:any|all|every)\s+(?:\w+\s+)?origins?\b"
-    r"|\borigins?\b[^.;\n`]{0,20}\bwide\s+open\b"
-    r"|모든\s*(?:origin|오리진|도메인)(?:을|를|에서)?\s*(?:다\s*)?(?:허용|열어)",
-    re.I,
-)
 
 
 class _Settings:
