@@ -179,3 +179,26 @@ def renames(clause: str) -> list[tuple[int, str, str]]:
         old_name, new_name = (g for g in m.groups() if g)
         out.append((m.start(), "=" + new_name.strip().lower(), old_name.strip().lower()))
     return out
+
+
+# A timestamp format asked for a field: "an ISO 8601 string", "RFC 3339",
+# "Unix epoch milliseconds", "epoch 밀리초 정수": two formats of one field are
+# two values of it (`=fmt:iso8601`, `=fmt:epoch_ms`, `=fmt:epoch_s`).
+_FORMAT = re.compile(
+    r"\bISO[- ]?8601\b|\bRFC[- ]?3339\b|\bISO\s+(?:strings?|format|timestamps?)\b|\bISO\s*(?:문자열|형식|포맷)"
+    r"|(?P<ms>\b(?:unix\s+)?epoch\s*(?:ms|millis(?:econds)?|밀리초)|\bmilliseconds\s+since\s+(?:the\s+)?epoch\b"
+    r"|에포크\s*밀리초|유닉스\s*밀리초)"
+    r"|\b(?:unix\s+)?epoch(?:\s+seconds?)?\b|\bunix\s+(?:timestamps?|time|seconds)\b|에포크|유닉스\s*(?:타임스탬프|시간|초)",
+    re.I,
+)
+
+
+def formats(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each timestamp format asked."""
+    out: list[tuple[int, str]] = []
+    for m in _FORMAT.finditer(clause):
+        said = m.group(0).lower()
+        kind = ("iso8601" if "iso" in said or "3339" in said
+                else "epoch_ms" if m.group("ms") else "epoch_s")
+        out.append((m.start(), "=fmt:" + kind))
+    return out

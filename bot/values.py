@@ -28,6 +28,7 @@ from bot.stances import (
 from bot.value_forms import (
     assignments,
     destinations,
+    formats,
     is_version,
     languages,
     renames,
@@ -271,7 +272,7 @@ def setting_values(text: str) -> frozenset[str]:
                 add("=" + _BOOLEAN.get(literal, literal), at, name)
         for at, value, package in versions(clause):
             add(value, at, package)
-        for at, value in zones(clause) + destinations(clause) + languages(clause):
+        for at, value in zones(clause) + destinations(clause) + languages(clause) + formats(clause):
             add(value, at)
         for at, value in wildcards(clause):
             add(value, at)

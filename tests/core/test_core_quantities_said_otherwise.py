@@ -205,3 +205,27 @@ def test_the_wildcard_refused_by_name_and_asked_in_words() -> None:
 def test_about_a_value_is_that_value_asked() -> None:
     assert "100회@" in setting_values("분당 100회 정도로 올려 주십시오.")
     assert "30초@" in setting_values("30초쯤으로 줄여 주세요.")
+
+
+def test_two_timestamp_formats_for_one_field() -> None:
+    assert "=fmt:iso8601@exported_at" in setting_values(
+        "Emit `exported_at` as a UTC ISO 8601 string, e.g. `2025-03-04T09:12:55Z`.")
+    assert "=fmt:epoch_ms@created_at" in setting_values(
+        "`created_at` 은 문자열 대신 epoch 밀리초 정수(`1772427900000`)로 내려 주십시오.")
+    assert "=fmt:epoch_s@" in setting_values("The export must emit these fields as Unix epoch "
+                                             "seconds.")
+    iso = _finding("F2", "docs", "`exported_at` has no timezone. Emit `exported_at` as a UTC "
+                                 "ISO 8601 string, e.g. `2025-03-04T09:12:55Z`.")
+    epoch = _finding("F4", "data", "The loader reads `exported_at` as an integer. `exported_at` "
+                                   "must be Unix epoch milliseconds (e.g. `1741079575000`), not "
+                                   "a string.")
+    assert reverses(epoch, iso)
+    also_iso = _finding("F5", "api", "Please keep `exported_at` an RFC 3339 timestamp.")
+    assert not reverses(also_iso, iso)
+
+
+def test_an_idle_timeout_said_as_the_idle_expiry() -> None:
+    fixed = _finding("F1", "sec", "`SESSION_IDLE_TIMEOUT`은 관리자 콘솔 기준 `900`(15분)이어야 합니다.")
+    longer = _finding("F2", "ux", "관리자 세션이 15분 만에 끊기는 건 너무 짧습니다. 유휴 만료 시간을 "
+                                  "한 시간으로 다시 늘려 주세요.")
+    assert reverses(longer, fixed)
