@@ -366,6 +366,10 @@ def _cache_conflict(a: Finding, b: Finding) -> bool:
     """"`Cache-Control` must be `no-store`" against "raise it to
     `max-age=3600`": two directives of one header that cannot both hold."""
     da, db = _cache_directives(a), _cache_directives(b)
+    # ("Please remove the `no-store` from that route" against "Add
+    # `Cache-Control: private, no-store`": a directive asked in, asked out.)
+    if any(f"-@{d}" in a.values for d in db) or any(f"-@{d}" in b.values for d in da):
+        return True
     return any((x & da and y & db) or (x & db and y & da) for x, y in _CACHE_EXCLUSIVE)
 
 

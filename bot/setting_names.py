@@ -106,7 +106,10 @@ def _tail_said(name: str, words: set[str]) -> bool:
     parts = name.split("_")
     if len(parts) < 3 or not all(p.isalpha() for p in parts):
         return False
-    return all(len(p) >= 3 and word_stem(p) in words for p in parts[-2:])
+    # (A unit that ends the name is not said: `replay_tolerance_seconds` is
+    # "the replay tolerance".)
+    said = [p for p in parts if p not in _UNIT_WORDS]
+    return len(said) >= 2 and all(len(p) >= 3 and word_stem(p) in words for p in said[-2:])
 
 
 def names_setting(anchor: str) -> bool:

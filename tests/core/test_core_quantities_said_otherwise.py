@@ -229,3 +229,19 @@ def test_an_idle_timeout_said_as_the_idle_expiry() -> None:
     longer = _finding("F2", "ux", "관리자 세션이 15분 만에 끊기는 건 너무 짧습니다. 유휴 만료 시간을 "
                                   "한 시간으로 다시 늘려 주세요.")
     assert reverses(longer, fixed)
+
+
+def test_a_name_said_without_its_unit() -> None:
+    lower = _finding("F1", "sec", "A 10-minute window is too generous for replay protection. Bring "
+                                  "`REPLAY_TOLERANCE_SECONDS` down to 120.")
+    longer = _finding("F2", "reliability", "Shopify retries for up to 48 hours. The replay "
+                                           "tolerance has to be at least an hour (3600 s).")
+    assert reverses(longer, lower)
+
+
+def test_a_cache_directive_asked_in_and_asked_out() -> None:
+    private = _finding("F1", "sec", "`GET /api/catalog/prices` returns customer-specific prices. "
+                                    "Add `Cache-Control: private, no-store` on that route.")
+    cached = _finding("F3", "perf", "`/api/catalog/prices` is our hottest route. Please remove the "
+                                    "`no-store` from that route and let the CDN cache it for 60 s.")
+    assert reverses(cached, private)
