@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from bot import wording as w
 from bot.findings import point_items, word_stem
+from bot.quantity_words import ENOUGH
 
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
@@ -88,9 +89,8 @@ _EFFECT = re.compile(r"\b(?:it|this|that|which)\s+(?:should|will|would)\s+(?!be\
 
 # "재시도는 두 번이면 충분합니다", "two retries are enough": a value recommended
 # (where a point asks it, though it says no "please").
-_ENOUGH = re.compile(r"\d\S*\s*(?:이)?면\s*충분|\d\S*\s+(?:is|are|should\s+be)\s+(?:more\s+than\s+)?enough\b"
-                     r"|(?:두|세|네|다섯|한)\s*(?:번|회|개)(?:이)?면\s*충분"
-                     r"|\b(?:two|three|four|five|one)\s+\w+\s+(?:is|are|should\s+be)\s+enough\b", re.I)
+_ENOUGH = re.compile(r"(?:\d\S*|(?:두|세|네|다섯|한)\s*(?:번|회|개))\s*(?:" + ENOUGH + ")"
+                     r"|\b(?:two|three|four|five|one)\s+\w+\s+(?:" + ENOUGH + ")", re.I)
 
 
 @lru_cache(maxsize=8192)  # setting_values() and direction() of every point ask for it

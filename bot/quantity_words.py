@@ -24,6 +24,10 @@ _COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여�
                     r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
 
 
+# "두 번이면 충분합니다", "two retries are enough": at most that, as a request.
+ENOUGH = r"(?:이)?면\s*충분|(?:is|are|should\s+be)\s+(?:more\s+than\s+)?enough\b"
+
+
 # "at most ten database connections", "5 worker processes": things counted,
 # in words or digits, with a word between the count and the things.
 _THINGS_EN = re.compile(
@@ -101,7 +105,7 @@ def clock(text: str) -> str:
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
 _UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
                           # "an hour at most", "두 번이면 충분합니다", "two retries are enough"
-                          r"|at\s+most\b|tops\b|(?:이)?면\s*충분|(?:is|are)\s+(?:more\s+than\s+)?enough\b"
+                          r"|at\s+most\b|tops\b|" + ENOUGH +
                           # "5000을 넘지 않게", "5000을 초과하지 않도록"
                           r"|" + NOT_BEYOND + ")", re.I)
 _LOWER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이상|이후|or\s+more|or\s+later|min(?:imum)?\b"

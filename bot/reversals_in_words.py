@@ -151,11 +151,10 @@ def quantity_in_words(a: Finding, b: Finding, linked: bool = False) -> bool:
         return False
     names_a = {x for x in a.anchors if x.startswith("code:")}
     names_b = {x for x in b.anchors if x.startswith("code:")}
-    if linked and bool(unnamed_quantities(a)) != bool(unnamed_quantities(b)):
-        if unnamed_quantities(a):
-            names_a = set()
-        else:
-            names_b = set()
+    if linked:
+        own_a, own_b = bool(unnamed_quantities(a)), bool(unnamed_quantities(b))
+        if own_a != own_b:  # the side that gives its values in words only
+            names_a, names_b = (set(), names_b) if own_a else (names_a, set())
     clock = _one_clock(a, b)
     if names_a and names_b and not clock:
         # Each names its own thing in code (`PURGE_BATCH_SIZE`, `time.sleep(0.2)`)

@@ -14,7 +14,7 @@ from bot import wording as w
 from bot.demands import asked
 from bot.findings import plain
 from bot.quantities import VERSION
-from bot.quantity_words import NOT_BEYOND, PER, bound_of, clock, numerals
+from bot.quantity_words import ENOUGH, NOT_BEYOND, PER, bound_of, clock, numerals
 from bot.stances import (
     LITERAL_WORDS,
     NUMBER_VALUE,
@@ -45,9 +45,9 @@ _VALUE = re.compile(
     # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
     r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
     # ("100회 정도로", "30초쯤으로": about that, as asked.)
-    r"(?=\s*+(?:로|으로|(?:정도|쯤|가량)(?:으로|로)|이상|이하|이후|이전|까지|이내|에\s|(?:이)?면\s*충분|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
-    # ("an hour at most", "two retries are enough")
-    r"|at\s+most|at\s+least|tops|(?:is|are)\s+(?:more\s+than\s+)?enough"
+    r"(?=\s*+(?:로|으로|(?:정도|쯤|가량)(?:으로|로)|이상|이하|이후|이전|까지|이내|에\s|" + ENOUGH + "|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # ("an hour at most")
+    r"|at\s+most|at\s+least|tops"
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
     re.I,
