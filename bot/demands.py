@@ -229,12 +229,15 @@ _ASK_EN = re.compile(
 )
 _HANGUL_WORD = re.compile(r"[가-힣]+")
 # The last syllable of a verb in its "-어" form and in its base: 남겨 -> 남기,
-# 낮춰 -> 낮추, 바꿔 -> 바꾸 ("남기면 안 됩니다" prohibits what "남겨 주십시오" asks).
-_BASE = dict(zip("겨려혀쳐켜셔져펴춰워둬줘뤄꿔", "기리히치키시지피추우두주루꾸", strict=True))
+# 낮춰 -> 낮추, 바꿔 -> 바꾸, 줄여 -> 줄이 ("남기면 안 됩니다" prohibits what
+# "남겨 주십시오" asks). ("하여" is 하다's, not a base ending in 이.)
+_BASE = dict(zip("겨려혀쳐켜셔져펴춰워둬줘뤄꿔여", "기리히치키시지피추우두주루꾸이", strict=True))
 
 
 def _base_form(word: str) -> str:
-    return word[:-1] + _BASE[word[-1]] if word[-1] in _BASE else word
+    if word[-1] not in _BASE or word.endswith("하여"):
+        return word
+    return word[:-1] + _BASE[word[-1]]
 
 
 _JOINED_KO = re.compile(r"([가-힣]{2,4})하고(?![가-힣])")

@@ -68,6 +68,9 @@ def named_in_words(a: Finding, b: Finding) -> set[str]:
 _UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "hours",
                          "days", "bytes", "kb", "mb", "enable", "enabled", "disable",
                          "disabled", "use", "flag"})
+# ("allowed origins" says the whole of `cors_allowed_origins`, but what
+# `allow_origins` means is its origins.)
+_HOW_WORDS = _UNIT_WORDS | {"allow", "allowed"}
 
 
 def _parts_meant(name: str, words: set[str]) -> bool:
@@ -82,7 +85,7 @@ def _parts_meant(name: str, words: set[str]) -> bool:
 def _name_concepts(name: str) -> tuple[str, ...]:
     """The concepts a name's words are (`~size` and …), or none when one is not."""
     # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
-    parts = [p for p in re.split(r"[_.-]", name) if p not in _UNIT_WORDS]
+    parts = [p for p in re.split(r"[_.-]", name) if p not in _HOW_WORDS]
     # (One short word names too much, `ttl`, `key`; unless it is a kind of
     # what it means, `gzip` of compression.)
     if not parts or not all(p.isalpha() for p in parts) or (

@@ -62,6 +62,38 @@ def _zone(match: re.Match[str]) -> str:
     return "tz:" + _ZONES.get(name, name)
 
 
+# A cloud region asked in words ("미국 동부(버지니아 북부) 리전에 두어야",
+# "move the bucket to the Frankfurt region"): the region's code, as a setting
+# `region = "ap-northeast-2"` holds it. Only in a clause about a region: "서울"
+# alone is a city, a time zone, a team.
+_REGION_NAMES = {
+    "us-east-1": ("미국 동부", "버지니아", "us east", "virginia"),
+    "us-east-2": ("오하이오", "ohio"),
+    "us-west-1": ("캘리포니아", "california"),
+    "us-west-2": ("오레곤", "오리건", "oregon"),
+    "ap-northeast-1": ("도쿄", "tokyo"),
+    "ap-northeast-2": ("서울", "seoul"),
+    "ap-southeast-1": ("싱가포르", "singapore"),
+    "eu-central-1": ("프랑크푸르트", "frankfurt"),
+    "eu-west-1": ("아일랜드", "ireland"),
+}
+_REGION_WORD = re.compile(
+    "|".join(rf"(?P<{code.replace('-', '_')}>" + "|".join(
+        re.escape(name) if not name.isascii() else rf"\b{re.escape(name)}\b" for name in names) + ")"
+        for code, names in _REGION_NAMES.items()), re.I)
+_ABOUT_REGION = re.compile(r"리전|\bregions?\b", re.I)
+
+
+def regions(clause: str) -> list[tuple[int, str]]:
+    """(where, stored value) of each cloud region asked in words: `=us-east-1`."""
+    if not _ABOUT_REGION.search(clause):
+        return []
+    seen: dict[str, int] = {}
+    for m in _REGION_WORD.finditer(clause):
+        seen.setdefault(str(m.lastgroup).replace("_", "-"), m.start())
+    return [(at, "=" + code) for code, at in seen.items()]
+
+
 # Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it
 # back to `billing/invoice_pdf.py`" (`=at:billing/invoice_pdf.py`). Two places
 # asked for one function are two values of one setting.
@@ -129,7 +161,7 @@ def is_version(literal: str) -> bool:
 # 됩니다": anything but the wildcard (`!=*@allow_origins`), which reverses a
 # request for `*` on the same setting.
 _EXPLICIT_ONLY = re.compile(
-    r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시적(?:인)?\s*목록"
+    r"\bexplicit\s+(?:allow-?)?list|명시적으로\s*나열|명시(?:적(?:인)?)?\s*목록"
     r"|와일드카드[^.;\n]{0,20}?(?:안\s*됩|금지|쓰지\s*말|두지\s*말)|\bno\s+wildcards?\b"
     # "화이트리스트에 있는 origin만 반사하도록", "only origins on the allowlist".
     r"|(?:화이트\s*리스트|허용\s*목록)에\s*(?:있는|등록된|포함된)\s*\S{1,12}만"
@@ -144,7 +176,10 @@ _EXPLICIT_ONLY = re.compile(
 _ANY_ORIGIN = re.compile(
     r"\b(?:allow(?:ing|s)?|accept(?:ing|s)?)\s+(?:any|all|every)\s+(?:\w+\s+)?origins?\b"
     r"|\borigins?\b[^.;\n`]{0,20}\bwide\s+open\b"
-    r"|모든\s*(?:origin|오리진|도메인)(?:을|를|에서)?\s*(?:다\s*)?(?:허용|열어)",
+    r"|모든\s*(?:origin|오리진|도메인|출처)(?:을|를|에서)?\s*(?:다\s*)?(?:[가-힣]{1,6}\s*)?(?:허용|열어)"
+    # "출처 제한을 없애고", "drop the origin restriction": back to any origin.
+    r"|(?:origin|오리진|도메인|출처)\s*제한(?:을|은)?\s*(?:없애|풀어|풀|해제|제거)"
+    r"|\b(?:remove|drop|lift)\s+the\s+origin\s+(?:restriction|allow-?list|whitelist)s?\b",
     re.I,
 )
 

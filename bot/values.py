@@ -31,6 +31,7 @@ from bot.value_forms import (
     formats,
     is_version,
     languages,
+    regions,
     renames,
     versions,
     wildcards,
@@ -87,7 +88,7 @@ _LITERAL = re.compile(
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
     # ("`https://app.example.com` 하나로만 제한": the only value allowed.)
-    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:하나\s*)?(?:으로|로)(?:만)?\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|늘려|줄여|되돌|켜|꺼|끄|열어|제한|한정|옮겨|옮기|해\s*주|해야)"
+    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:하나\s*)?(?:으로|로)(?:만)?\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|내려|높여|늘려|줄여|되돌|켜|꺼|끄|열어|제한|한정|옮겨|옮기|해\s*주|해야)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
@@ -272,7 +273,8 @@ def setting_values(text: str) -> frozenset[str]:
                 add("=" + _BOOLEAN.get(literal, literal), at, name)
         for at, value, package in versions(clause):
             add(value, at, package)
-        for at, value in zones(clause) + destinations(clause) + languages(clause) + formats(clause):
+        for at, value in (zones(clause) + destinations(clause) + languages(clause) + formats(clause)
+                          + regions(clause)):
             add(value, at)
         for at, value in wildcards(clause):
             add(value, at)

@@ -120,6 +120,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "request": ("request", "요청"),
     "route": ("route", "endpoint", "라우트", "엔드포인트"),
     "debug": ("debug", "디버그"),
+    "region": ("region", "regions", "리전"),
+    "origin": ("origin", "origins", "오리진", "출처"),
     "config": ("config", "configuration", "setting", "settings", "설정"),
     "env": ("env", "environment", "환경변수", "환경"),
     "doc": ("doc", "docs", "documentation", "docstring", "readme", "문서"),
