@@ -31,7 +31,15 @@ from bot.findings import (
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, in_unit_of, kind
 from bot.reversals_in_words import in_words, quantity_in_words
-from bot.setting_names import named_in_words, names_of, names_setting, part_only, two_timeouts
+from bot.setting_names import (
+    cited,
+    named_in_words,
+    names_of,
+    names_setting,
+    part_only,
+    two_timeouts,
+)
+from bot.stances import LITERAL_WORDS
 from bot.values import setting_values
 
 
@@ -131,6 +139,15 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     said = named_in_words(a, b) | named_in_words(b, a)
     named_by_words = bool(said)  # one names the other's setting in words
     shared |= said
+    # ("30 s already drops chunks; give it at least a minute" beside
+    # `upstream.timeout: 30s`: the number names the setting.)
+    by_number = cited(a, b) | cited(b, a)
+    shared |= by_number
+    if not shared and _destinations(a) and _destinations(b):
+        # "S3 (`s3://acme-reports/monthly/`)에 올리고" against "`/mnt/secure-reports`
+        # 에만 저장하도록": two places asked for what both name (`reports` of
+        # `/app/reports` and of `/mnt/secure-reports`), a word of each name.
+        shared = {x for x in set(a.anchors) & set(b.anchors) if x.startswith("code:")}
     shared |= _removed(a, b) | _removed(b, a)
     if two_timeouts(a, b):
         return False
@@ -144,8 +161,10 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         return False  # it said they do not conflict
     if b.author in a.opposes or a.author in b.opposes:
         return True
+    if any(x in b.anchors for x in a.opposes) or any(x in a.anchors for x in b.opposes):
+        return True  # "I disagree with keying on `user_id`": what the other asks of it
     if a.places and b.places and not same_place(a.places, b.places) and not (
-            _destinations(a) and _destinations(b)):
+            _destinations(a) and _destinations(b)) and not _route_in_file(a, b):
         # `CELERY_CONCURRENCY` in `staging.env` and in `prod.env`, `gzip` for
         # `/static/` and for `/api/`: one name, two places, both can be met.
         # (Not two places asked as where the thing goes: those are its values.)
@@ -181,12 +200,24 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         return True
     # ("Cache entries should live for an hour at most" against `cache.ttl:
     # 86400`: the words name `cache`, and the values are read as in words.)
-    return named_by_words and quantity_in_words(a, b, linked=True)
+    return (named_by_words or bool(by_number)) and quantity_in_words(
+        a, b, linked=True, cited=bool(by_number))
 
 _REMOVAL = frozenset({"remove", "drop", "delete", "disable",
                       "제거", "삭제", "빼", "없애", "비활성화"})
 # (Not "roll out"; "I have to object to the new cache": against a change made.)
 _REVERT = frozenset({"revert", "undo", "rollback", "object", "되돌", "원복", "롤백", BACK})
+
+
+def _route_in_file(a: Finding, b: Finding) -> bool:
+    """One asks it of a route (`/auth/login`), the other in a file that holds
+    the route's settings (`config/ratelimit.yaml`), having named that route:
+    one place."""
+    for one, other in ((a, b), (b, a)):
+        routes = {x for x in other.places if x.startswith("code:/")}
+        if routes and all(p.startswith("path:") for p in one.places) and routes <= set(one.anchors):
+            return True
+    return False
 
 
 def _destinations(finding: Finding) -> bool:
@@ -334,6 +365,13 @@ def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
         # (A switch asked in words, `~switch`, names no switch: "`autoindex`
         # 비활성화" and "`gzip on;` 켜 주십시오" in one `location` are two.)
         named = {v[2:] for v in f.values if v.startswith(sign + "@")} - {"~switch"}
+        if f"{sign}@~switch" in f.values:
+            # "`DEBUG_TOOLBAR = True` … Turn it off": the switch is the one
+            # name its point gives (a literal, `True`, names none).
+            only = {x[5:] for x in f.anchors
+                    if x.startswith("code:") and x[5:] not in LITERAL_WORDS}
+            if len(only) == 1:
+                named |= only
         if sign in _SWITCHED:
             # "`LOG_REQUEST_BODIES=false`" asks the switch off as "turn it
             # off" does; "turn it back on" is then its opposite.

@@ -256,8 +256,23 @@ def opposed(text: str, authors: set[str]) -> frozenset[str]:
     """The authors a point says it is against: "다만 perf-bot의 `gzip` 요청에는
     반대합니다", "I disagree with sec-bot here" (not "they do not conflict",
     nor "Agree with sec-bot: we cannot accept unsigned requests")."""
-    return _named_in(text, authors, lambda c: bool(_OPPOSE.search(c))
-                     and not w.NO_CONFLICT.search(c) and not _AGREE.search(c))
+    named = _named_in(text, authors, lambda c: bool(_OPPOSE.search(c))
+                      and not w.NO_CONFLICT.search(c) and not _AGREE.search(c))
+    if not authors:
+        return named
+    # "I disagree with keying on `user_id`", "`user_id` 기준 제한에는 반대합니다":
+    # against what another point asks of that name (kept as `code:user_id`),
+    # when the sentence names no reviewer.
+    return named | {"code:" + (m.group(1) or m.group(2)).lower().rstrip("()").rsplit(".", 1)[-1]
+                    for _, clause in point_items(text) if not w.NO_CONFLICT.search(clause)
+                    and not any(a.lower() in clause.lower() for a in authors)
+                    for m in _OPPOSED_NAME.finditer(clause)}
+
+
+_OPPOSED_NAME = re.compile(
+    r"\b(?<!n't\s)(?<!not\s)(?:disagree\s+with|object\s+to|oppose|push\s+back\s+on)\s+"
+    r"(?:[a-z-]+\s+){0,3}?`([^`\n]{1,60})`"
+    r"|`([^`\n]{1,60})`[^.;\n`]{0,20}?(?:에는|에|은|는)\s*반대(?:합니다|입니다)", re.I)
 
 
 # Siding with the reviewer it names: "Agree with sec-bot", "as sec-bot said",
@@ -271,8 +286,13 @@ _AGREE = re.compile(
 
 def unopposed(text: str, authors: set[str]) -> frozenset[str]:
     """The authors a point says it does not conflict with: "perf-bot의 1번은
-    `/static/` 대상이라 이것과 겹치지 않습니다"."""
-    return _named_in(text, authors, lambda c: bool(w.NO_CONFLICT.search(c)))
+    `/static/` 대상이라 이것과 겹치지 않습니다", or agrees with: "sec-bot 님
+    의견에 동의합니다" (not "I agree with sec-bot's goal, but …")."""
+    return _named_in(text, authors, lambda c: bool(w.NO_CONFLICT.search(c)) or (
+        bool(_AGREE.search(c)) and not _OPPOSE.search(c) and not _BUT.search(c)))
+
+
+_BUT = re.compile(r"\bbut\b|\bhowever\b|지만|다만|동의하나", re.I)
 
 
 def _named_in(text: str, authors: set[str], says: Callable[[str], bool]) -> frozenset[str]:

@@ -474,7 +474,7 @@ def reviewer_clause(text: str) -> Clause:
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and (not w.REQUEST.search(
         # (A name in code is no request: "`NOT NULL` 제약 확인했습니다".)
         w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", w.CODE.sub(" ", text))))
-    ) or _verified(text)) and not w.READ_REPLY.search(text):
+    ) or _verified(text)) and not w.READ_REPLY.search(text) and not _IF_PASSES.search(text):
         act = Act.ACK
     elif w.REQUEST.search(w.NO_PROBLEM.sub(" ", text)) or w.IMPERATIVE.match(text):
         # "두 가지 모두 고쳐져야 합니다", "the rest must be fixed": asks again
@@ -494,6 +494,10 @@ def reviewer_clause(text: str) -> Clause:
     else:
         act = Act.FACT
     return Clause(text, act, t, ordinals, remaining, everything, labels)
+
+
+# "두 요청이 동시에 들어오면 … 둘 다 통과합니다": what would get through, if.
+_IF_PASSES = re.compile(r"[가-힣]면\s[^.;\n]{0,40}?통과(?:합|하)")
 
 
 def _verified(text: str) -> bool:

@@ -127,6 +127,11 @@ def read_owner(
         # An owner answering a point rarely restates it: a looser match will do.
         # "2번" counts in the reviewer's list as it was raised, fixed ones included.
         targets, best = match_targets(clause, open_findings, UNCERTAIN, order=findings)
+        if targets and clause.everything and clause.act in (Act.FIX, Act.DECLINE):
+            # "Both addressed in 2c7e1f0: `render_email()` now returns …, and
+            # the link is built from `APP_BASE_URL`": every finding it names.
+            targets += [f for f in open_findings
+                        if f not in targets and f.topic().strong & clause.topic.strong]
         settled = _about_settled(clause, findings, best)
         if settled:
             targets = []

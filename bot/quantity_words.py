@@ -53,7 +53,11 @@ _COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일�
 _DURATION = re.compile(r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
                        r"(?<![\w.])(\d+(?:\.\d+)?)\s+(hours?|minutes?|mins|seconds?|secs|days?)\b"
                        r"|\b((?:for|within|under|than|most|least|to|over|below|above|after)\s+)"
-                       r"(?:an?|one)\s+(hour|minute|second|day)\b", re.I)
+                       r"(?:an?|one)\s+(hour|minute|second|day)\b"
+                       # "expire after five minutes at most"
+                       r"|\b(two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|sixty)"
+                       r"\s+(hours|minutes|seconds|days)\b", re.I)
+_TENS = {"fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60}
 _DURATION_KO = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*시간")
 _UNIT_OF = {"hour": "h", "minute": "min", "min": "min", "second": "s", "sec": "s", "day": "d"}
 
@@ -61,6 +65,9 @@ _UNIT_OF = {"hour": "h", "minute": "min", "min": "min", "second": "s", "sec": "s
 def _duration(m: re.Match[str]) -> str:
     if m.group(1):
         return m.group(1) + _UNIT_OF[m.group(2).lower().rstrip("s") or "s"]
+    if m.group(5):
+        word = m.group(5).lower()
+        return f"{_NUMERAL.get(word) or _TENS[word]}{_UNIT_OF[m.group(6).lower().rstrip('s')]}"
     return m.group(3) + "1" + _UNIT_OF[m.group(4).lower()]
 
 

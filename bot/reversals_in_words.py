@@ -140,13 +140,15 @@ def _may_clash(a: Finding, b: Finding) -> bool:
     return not (a.places and b.places and not same_place(a.places, b.places))
 
 
-def quantity_in_words(a: Finding, b: Finding, linked: bool = False) -> bool:
+def quantity_in_words(a: Finding, b: Finding, linked: bool = False, cited: bool = False) -> bool:
     """Neither names the setting in code, but both ask one quantity, at least
     one as a bound, and no value meets both: "재시도는 세 번까지만" against
     "재전송 횟수를 8회 이상으로", "no more than 50 messages per second" against
     "at least 200 messages a second". The points must share a concept
     (`~retry`). `linked`: one side's words name the other's setting (its other
-    names in code are about something else), so its values are that setting's."""
+    names in code are about something else), so its values are that setting's;
+    `cited`: by the number the other gives it, which is about as sure as a
+    concept in common."""
     if not _may_clash(a, b):
         return False
     names_a = {x for x in a.anchors if x.startswith("code:")}
@@ -197,7 +199,7 @@ def quantity_in_words(a: Finding, b: Finding, linked: bool = False) -> bool:
         return False
     # (A name's words hold concepts too: `CATALOG_CACHE_TTL` is a cache's ttl.)
     # (Or one time of day, said in the same words.)
-    return clock or any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
+    return cited or clock or any(t.startswith("~") for t in (set(a.terms) | _concepts(names_a))
                & (set(b.terms) | _concepts(names_b)))
 
 
@@ -234,14 +236,20 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     if not _may_clash(a, b):
         return False
     for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS),
-                     ("@~switch", _SWITCH_TERMS)):
+                     ("@~switch", _SWITCH_TERMS), ("@~logfile", _LOG_FILE_TERMS),
+                     ("@~localized", _LOCALE_TERMS)):
         stances = {v for v in a.values if v.endswith(key)}
         theirs = {v for v in b.values if v.endswith(key)}
         if len(stances) != 1 or len(theirs) != 1 or stances == theirs:
             continue
-        if key != "@~retry" and all(any(x.startswith("code:") for x in f.anchors) for f in (a, b)):
+        if key not in ("@~retry", "@~logfile", "@~localized") and all(
+                any(x.startswith("code:") for x in f.anchors) for f in (a, b)):
             # Each names its own operation in code (a commit, a mail), or its
             # own switch (`search_v2` on, `search_v1_shadow_traffic` off).
+            continue
+        if key == "@~retry" and _statuses(a) and _statuses(b) and not _statuses(a) & _statuses(b):
+            # "410 은 재시도하지 않고" against retrying the 503s longer: two
+            # responses, each with its own rule.
             continue
         common = {t for t in set(a.terms) & set(b.terms) if not t.startswith("~") and t not in own}
         if len(common) >= 2:
@@ -249,8 +257,18 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     return False
 
 
+def _statuses(finding: Finding) -> set[str]:
+    """The HTTP error statuses a finding names (`num:503`, `num:410`)."""
+    return {x for x in finding.anchors if re.fullmatch(r"num:[45]\d\d", x)}
+
+
 _RETRY_TERMS = frozenset({"retry", "retri", "재시", "시도", "재전", "전송", "again", "send"})
 _SYNC_TERMS = frozenset({"sync", "synchronous", "synchronously", "async", "asynchronous",
                          "asynchronously", "동기", "비동", "again", "다시"})
+# (A service's logs go one place: a file named in code and `sys.stdout` are
+# where, not two things.)
+_LOG_FILE_TERMS = frozenset({"file", "files", "stdout", "파일", "출력", "표준"})
+# (A date in the reader's locale or in one form: the form's own words.)
+_LOCALE_TERMS = frozenset({"locale", "localize", "iso", "format", "로케", "케일", "형식", "포맷"})
 # ("꺼야" and "켜면 안": the switch's own words are not what the points share.)
 _SWITCH_TERMS = frozenset({"turn", "switch", "enable", "disable", "활성", "성화", "비활", "다시"})

@@ -89,6 +89,13 @@ def judge_author(
             # problem, a point of its own. (Beside a point that says what is
             # wrong, "CI 재실행 결과 여전히 실패합니다" only leads into it.)
             clause = replace(clause, act=Act.FINDING)
+        if (clause.act is Act.REFERENCE and starts_new_point(text)
+                and not (clause.ordinals or clause.labels or clause.remaining)
+                and not text.rstrip().endswith((":", "："))):
+            # "One more: the subject line still hard-codes `%Y-%m-%d`": a new
+            # point, whose "still" says how the code is, not that it repeats.
+            # ("One more thing I missed last time:" only leads into one.)
+            clause = replace(clause, act=Act.FINDING)
         if clause.act is Act.REFERENCE:
             _reference(r, point, clause)
             continue

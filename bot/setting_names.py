@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from bot.finding import Finding
 from bot.findings import word_stem
+from bot.quantities import kind
 from bot.wording import EN_CONCEPT, is_file
 
 # The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"
@@ -62,6 +63,26 @@ def named_in_words(a: Finding, b: Finding) -> set[str]:
         _tail_said(x[5:], words) or _compound_said(x[5:], words)
         or (_parts_meant(x[5:], words) and (in_words_only or re.search(r"\w[_.-]\w", x[5:]))))}
     return named
+
+
+def cited(a: Finding, b: Finding) -> set[str]:
+    """`a`'s settings whose number `b` cites beside a value of the same kind it
+    asks in words: "30 s already drops chunks; please give it at least a
+    minute" is about `upstream.timeout: 30s`."""
+    asked = {kind(v[:-1]) for v in b.values
+             if v.endswith("@") and v[:1] not in "+-!=^~" and kind(v[:-1]) != "number"}
+    if not asked or any(x.startswith("code:") and not x.startswith("code:/")
+                        and not part_only(x, b.anchors) for x in b.anchors):
+        # (A point that names a setting of its own cites its number:
+        # "`user:{id}:permissions` TTL 3600초는 깁니다".)
+        return set()
+    out = set()
+    for v in a.values:
+        value, _, key = v.rpartition("@")
+        if key and value[:1] not in "+-!=^~<>" and f"num:{value}" in b.anchors and (
+                kind(value) in asked and f"code:{key}" in a.anchors):
+            out.add(f"code:{key}")
+    return out
 
 
 # Words of a name that say how it is kept, not what: a unit, a switch's verb.

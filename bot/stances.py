@@ -66,6 +66,8 @@ _ABSENT = re.compile(
     r"(?:come|be\s+(?:taken|ripped|pulled))\s+out\b"
     r"|(?<!not\s)(?<!n't\s)\b(?:take|rip|pull)\s+(?:out\s+(?:the\s+)?`([^`\n]{1,60})`|(?:the\s+)?`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+out\b)"
     r"|`([^`\n]{1,60})`(?:을|를|는|은)?\s*(?:다시\s*)?(?:꺼|끄)(?:\s*(?:주|야|두)|고|\.|$)"
+    # "`httpx` 는 아직 승인 목록에 없으므로 이 모듈로 들어오면 안 됩니다"
+    r"|`([^`\n]{1,60})`\s*(?:는|은|이|가)\s(?:`[^`\n]*`|[^.`\n]){0,80}?(?:들어오|들어가|포함되|쓰이|사용되|도입되)(?:으)?면\s*안\s*(?:됩|되|돼)"
     # "the new `ip_address` column should not be there"
     r"|`([^`\n]{1,60})`(?:\s+[a-z]+){0,2}\s+(?:should|must)\s*(?:not|n't)\s+be\s+(?:there|here)\b"
     # "`user_email` must not be written to the audit log"
@@ -153,7 +155,8 @@ def presence(clause: str) -> set[str]:
     out: set[str] = set()
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
-            name = next(g for g in match.groups() if g).strip().lower().rstrip("()").strip()
+            said = next(g for g in match.groups() if g).strip()
+            name = said.lower().rstrip("()").strip()
             header = w.HEADER_SPAN.match(name) if sign == "-" else None
             if header:
                 name = header.group(1)  # "`X-Frame-Options: DENY` 헤더는 빼": the header
@@ -171,13 +174,22 @@ def presence(clause: str) -> set[str]:
                         and part not in LITERAL_WORDS and not NUMBER_VALUE.fullmatch(part)
                         and (len(parts) == 1 or len(part) >= 3)):
                     out.add(f"{sign}@{part.rsplit('.', 1)[-1]}")  # named as the anchors name it
+                    library = _MODULE_CLASS.fullmatch(said)
+                    if library and sign in "+-":
+                        # "`httpx.AsyncClient`로 교체": the library is asked in too.
+                        out.add(f"{sign}@{library.group(1).lower()}")
     return out
+
+
+# A library's class: `httpx.AsyncClient`, `urllib3.PoolManager` (not
+# `settings.APP_BASE_URL`, nor `SlackNotifier.send`).
+_MODULE_CLASS = re.compile(r"([a-z][a-z0-9_]*)\.[A-Z][a-z]+[A-Z]?\w*")
 
 
 # Run in the request or out of it: "`send_receipt()` has to run synchronously
 # inside the checkout transaction" (`+@~sync`) against "enqueue it as a Celery
 # task, and let checkout return without waiting" (`-@~sync`).
-_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\binline\s+call\b|\bcalled?\s+inline\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지|끝나|완료|마무리))", re.I)
+_SYNC = re.compile(r"\bsynchronous(?:ly)?\b|\binline\s+call\b|\bcalled?\s+inline\b|(?<!비)동기(?:적으로|식으로|\s*방식|\s*호출|로\s*(?:실행|처리|호출|커밋|기록|저장|유지|끝나|완료|마무리|보내|발송))", re.I)
 _ASYNC = re.compile(
     r"\basynchronous(?:ly)?\b|\basync\b|\bin\s+the\s+background\b|\bbackground\s+(?:job|task|worker|queue)"
     r"|\benqueue|\bcelery\s+(?:task|queue)|\b(?:to|onto|into|on)\s+(?:the\s+|a\s+)?(?:job\s+|task\s+|work\s+)?queue\b"
@@ -198,6 +210,24 @@ def sync_stance(clause: str) -> int:
     ways = {-way if (_REFUSED_BEFORE.search(prose, max(0, m.start() - 30), m.start())
                      or _REFUSED_AFTER.match(prose[m.end():])) else way
             for way, pattern in ((1, _SYNC), (-1, _ASYNC)) for m in pattern.finditer(prose)}
+    return ways.pop() if len(ways) == 1 else 0
+
+
+# Where logs go: a file (`/var/log/ingest/worker.log`, a `RotatingFileHandler`,
+# "로그 파일로 남겨") or the standard output only ("containers must log to
+# stdout only", "No log files inside the container", "표준 출력으로만").
+_LOG_FILE = re.compile(
+    r"\b(?:write|send|log)\s+(?:them|logs?|it|everything)?\s*(?:to|into)\s+`[^`\n]*\.log`"
+    r"|\b(?:Rotating|TimedRotating|Watched)?FileHandler\b|로그\s*파일(?:로|에)\s*(?:남|기록|저장|쓰)", re.I)
+_LOG_STDOUT = re.compile(
+    r"\b(?:log|logs|write|go)\s+(?:\w+\s+)?to\s+`?stdout`?\s+only\b|\bonly\s+(?:to\s+)?`?stdout\b"
+    r"|\bno\s+log\s+files\b|(?:표준\s*출력|stdout)(?:으로|로)만|로그\s*파일(?:을|은)?\s*(?:남기|쓰|만들)지\s*(?:말|않)", re.I)
+
+
+def log_file_stance(clause: str) -> int:
+    """+1 for a clause that asks logs written to a file, -1 for one that asks
+    them on the standard output only, 0 for neither or both."""
+    ways = {1 for _ in _LOG_FILE.finditer(clause)} | {-1 for _ in _LOG_STDOUT.finditer(clause)}
     return ways.pop() if len(ways) == 1 else 0
 
 
@@ -232,12 +262,16 @@ def null_stance(clause: str) -> int:
 _LOCALIZED = re.compile(
     r"(?:로케일|\blocale)\s*(?:별|마다|에\s*따라|에\s*맞(?:게|춘|춰))|로케일\s*(?:기반\s*)?(?:포맷|형식)(?:으로|을|에\s*맞)"
     r"|\b(?:per|by\s+the\s+user'?s|each|the\s+user'?s)\s+locale\b|\blocale-?(?:aware|specific|dependent)\b"
-    r"|\bformat\w*\s+(?:\w+\s+){0,2}(?:per|by|for\s+each)\s+locale\b",
+    r"|\bformat\w*\s+(?:\w+\s+){0,2}(?:per|by|for\s+each)\s+locale\b"
+    # "Format the subject date in the recipient's locale as well"
+    r"|\bin\s+the\s+(?:recipient|reader|user|customer|viewer)'?s\s+locale\b",
     re.I,
 )
 _FIXED_FORM = re.compile(
     r"로케일(?:과|와)?\s*(?:무관하게|상관없이|관계없이)|\b(?:regardless\s+of|independent\s+of|irrespective\s+of)\s+(?:the\s+)?(?:user'?s\s+)?locale\b"
-    r"|\blocale-?(?:independent|agnostic|neutral)\b|ISO\s*8601[^.;\n]{0,40}?(?:로|으로)\s*고정|\balways\s+(?:in\s+)?ISO\s*8601\b",
+    r"|\blocale-?(?:independent|agnostic|neutral)\b|ISO\s*8601[^.;\n]{0,40}?(?:로|으로)\s*고정|\balways\s+(?:in\s+)?ISO\s*8601\b"
+    # "ISO `YYYY-MM-DD` for every locale. Please don't localize it"
+    r"|\bISO\b[^.;\n]{0,30}?\bfor\s+(?:every|each|all)\s+locales?\b|\b(?:don't|do\s+not|never)\s+locali[sz]e\b",
     re.I,
 )
 

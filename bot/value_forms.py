@@ -98,10 +98,14 @@ def regions(clause: str) -> list[tuple[int, str]]:
 # back to `billing/invoice_pdf.py`" (`=at:billing/invoice_pdf.py`). Two places
 # asked for one function are two values of one setting.
 # (`public/locales/{lng}/{ns}.json`: a pattern of places is a place.)
-_PLACE = r"`([\w.{}-]*/[\w./{}-]*|[\w-]+\.[a-z]{1,4})`"
+# ("S3 (`s3://acme-reports/monthly/`)에 올리고", "`/mnt/secure-reports` 에만
+# 저장하도록", "upload them to `s3://…`": where files are asked to be kept.)
+_PLACE = r"`((?:[a-z][a-z0-9]{1,5}://)?[\w.{}-]*/[\w./{}-]*|[\w-]+\.[a-z]{1,4})`"
 _DESTINATION = re.compile(
     _PLACE + r"\s*(?:으로|로)\s*(?:다시\s*)?(?:옮기|옮겨|이동|분리|빼|나누|나눠)"
-    r"|\b(?:move|put)\b[^.;\n`]{0,30}(?:`[^`\n]+`[^.;\n`]{0,20})?"
+    r"|" + _PLACE + r"\)?\s*(?:에만|에)\s*(?:올리|올려|저장하|저장해|보관하|보관해|업로드)"
+    r"|\b(?:store|save|upload|archive)\s+(?:\w+\s+){0,3}?(?:only\s+)?(?:to|in|into|under|on)\s+" + _PLACE
+    + r"|\b(?:move|put)\b[^.;\n`]{0,30}(?:`[^`\n]+`[^.;\n`]{0,20})?"
     r"\b(?:back\s+)?(?:to|into|under)\s+" + _PLACE,
     re.I,
 )
@@ -147,9 +151,11 @@ def destinations(clause: str) -> list[tuple[int, str]]:
     """(where, stored value) of each place a name is asked moved to:
     `=at:shared/pdf/renderer.py`."""
     # (Where the place stands: the name moved is the one named before it.)
-    return [(m.start(1) if m.group(1) else m.start(2),
-             "=at:" + (m.group(1) or m.group(2)).lower().rstrip("/"))
-            for m in _DESTINATION.finditer(clause)]
+    out = []
+    for m in _DESTINATION.finditer(clause):
+        group = next(i for i in range(1, 5) if m.group(i))
+        out.append((m.start(group), "=at:" + m.group(group).lower().rstrip("/")))
+    return out
 
 
 def is_version(literal: str) -> bool:

@@ -19,6 +19,7 @@ from bot.stances import (
     LITERAL_WORDS,
     NUMBER_VALUE,
     locale_stance,
+    log_file_stance,
     null_stance,
     presence,
     retry_stance,
@@ -88,7 +89,8 @@ _LITERAL = re.compile(
     # "`'Strict'`로 바꿔야", "`'Lax'`로 유지", "`None; Secure`로 설정해":
     # ("`"2024-06-01"`(v2)로 고정": a short aside may stand between.)
     # ("`https://app.example.com` 하나로만 제한": the only value allowed.)
-    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:하나\s*)?(?:으로|로)(?:만)?\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|내려|높여|늘려|줄여|되돌|켜|꺼|끄|열어|제한|한정|옮겨|옮기|해\s*주|해야)"
+    # ("`python -c` 로 바꾸거나 curl 을 설치해": one way of two, no value.)
+    r"|`([^`\n]{1,40})`\)?(?:\s*\([^)\n]{1,30}\))?\s*(?:하나\s*)?(?:으로|로)(?:만)?\s*(?:설정|바꿔|바꾸|변경|유지|두|둬|맞춰|지정|고정|올려|낮춰|내려|높여|늘려|줄여|되돌|켜|꺼|끄|열어|제한|한정|옮겨|옮기|해\s*주|해야)(?!\S*거나)"
     # "Set `X` to false", "set `X` back to true" (not "require X to be true"):
     r"|\b(?:set\s+`[^`\n]+`\s+(?:back\s+)?to|back\s+to)\s+(true|false|on|off)\b"
     # "기본값은 `false` 여야 합니다", "`NORMAL`이어야":
@@ -143,6 +145,7 @@ def setting_values(text: str) -> frozenset[str]:
     text = clock(numerals(w.ungrouped(plain(text))))
     stances: set[int] = set()
     timing: set[int] = set()
+    logfiles: set[int] = set()
     nulls: set[int] = set()
     locales: set[int] = set()
     switches: set[int] = set()
@@ -167,6 +170,7 @@ def setting_values(text: str) -> frozenset[str]:
             out.update(presence(clause))
         stances.add(retry_stance(clause))
         timing.add(sync_stance(clause))
+        logfiles.add(log_file_stance(clause))
         way = switch_stance(clause)
         switches.add(way)
         if way and _DEBUG_LOGGING.search(clause):
@@ -283,7 +287,8 @@ def setting_values(text: str) -> frozenset[str]:
     if any(v.startswith(("+@", "-@")) or (v.startswith(("=true@", "=false@")) and not v.endswith("@"))
            for v in out):
         switches.clear()  # the switch is named: "turn `X` back on", "`X=true`로 … 켜"
-    for stance, name in ((stances, "~retry"), (timing, "~sync"), (nulls, "~required"),
+    for stance, name in ((stances, "~retry"), (timing, "~sync"), (logfiles, "~logfile"),
+                         (nulls, "~required"),
                          (locales, "~localized"), (switches, "~switch")):
         stance.discard(0)
         if len(stance) == 1:  # (for it and against it, in two places: neither)

@@ -399,7 +399,9 @@ POSITIVE = words(
 # Words an acknowledgement may hold without asking: "no sleeps left in `X`"
 # says what is gone.
 WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b"
-             r"|\bno\s+(?:\w+\s+){1,2}?(?:left|remain(?:s|ing)?)\b|\bnothing\s+left\b", re.I)
+             r"|\bno\s+(?:\w+\s+){1,2}?(?:left|remain(?:s|ing)?)\b|\bnothing\s+left\b"
+             # "The base URL change is good": the change made, a noun, not one asked.
+             r"|\b(?:the|this|that|your)\s+(?:[\w.-]+\s+){0,3}?(?:change|fix|update)(?=\W*$)", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
@@ -414,7 +416,7 @@ IMPERATIVE = words(
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
     r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch|declare|define"
-    r"|enable|disable|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
+    r"|enable|disable|write|emit|send|route|persist|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
     re.I,
 )
 FIX = words(
@@ -452,6 +454,11 @@ DECLINE = words(
     r"|(?:그대로|이대로|지금대로|현재대로)\s*(?:두|둡|둘|유지|갑|가겠|가져가)|(?:차단|검증|제한|검사)(?:은|는|을)?\s*두지\s*않겠|유지하겠|유지합니다|유지하는|유지할|변경하지\s*않|수정하지\s*않|바꾸지\s*않"
     # "상수로 두려고 합니다", "현행대로 유지하려고 합니다": kept, by intent.
     r"|(?:두|둘|유지하)려고\s*(?:합니다|해요|하고\s*있습니다)"
+    # "현재 수준에서는 문제가 없다고 봅니다"; "…가 누락분을 메우므로 넣지
+    # 않았습니다": left out, for a reason; "이번 작업은 포맷 변경에 집중하겠습니다".
+    r"|문제(?:가|는)?\s*없다고\s*(?:봅|판단|생각)"
+    r"|(?:므로|때문에|라서|니까)[^.;\n]{0,60}?(?:넣|추가하|적용하|반영하|만들)지\s*않았습니다"
+    r"|(?:이번|이)\s*(?:작업|PR|pr|변경)(?:은|에서는)\s*[^.;\n]{0,30}?에\s*집중하겠"
     # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
     r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
