@@ -18,7 +18,8 @@ NOT_BEYOND = (r"(?:을|를)?\s*(?:넘지|넘기지|초과하지)\s*(?:않|말|�
 # (not "한 번에", at a time; "한 번 더", once more; nor "2번", a point's number).
 _NUMERAL = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8,
             "아홉": 9, "열": 10, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "fifteen": 15, "twenty": 20,
+            "thirty": 30, "fifty": 50, "sixty": 60}
 _COUNT = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(?:번|회)(?![가-힣]*째)(?!\s*(?:에|더|쯤))"
                     r"|\b(one|two|three|four|five|six|seven|eight|nine|ten)\s+(?:times|retries|attempts|tries)\b"
                     r"|(?<![\w.])(\d+)\s*(?:times|retries|attempts|tries)\b", re.I)
@@ -33,12 +34,11 @@ ENOUGH = r"(?:이)?면\s*충분|(?:is|are|should\s+be)\s+(?:more\s+than\s+)?enou
 _THINGS_EN = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|\d+)\s+(?:[a-z]+\s+)?"
     r"(connections|workers|replicas|pods|threads|processes|requests|jobs|items|rows)\b", re.I)
-_TENS = {"twenty": 20, "fifty": 50}
 
 
 def _things(m: re.Match[str]) -> str:
     word = m.group(1).lower()
-    count = word if word.isdigit() else str(_NUMERAL.get(word) or _TENS[word])
+    count = word if word.isdigit() else str(_NUMERAL[word])
     return f"{count} {m.group(2)}"
 
 
@@ -57,7 +57,6 @@ _DURATION = re.compile(r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
                        # "expire after five minutes at most"
                        r"|\b(two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|sixty)"
                        r"\s+(hours|minutes|seconds|days)\b", re.I)
-_TENS = {"fifteen": 15, "twenty": 20, "thirty": 30, "sixty": 60}
 _DURATION_KO = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*시간")
 _UNIT_OF = {"hour": "h", "minute": "min", "min": "min", "second": "s", "sec": "s", "day": "d"}
 
@@ -67,7 +66,7 @@ def _duration(m: re.Match[str]) -> str:
         return m.group(1) + _UNIT_OF[m.group(2).lower().rstrip("s") or "s"]
     if m.group(5):
         word = m.group(5).lower()
-        return f"{_NUMERAL.get(word) or _TENS[word]}{_UNIT_OF[m.group(6).lower().rstrip('s')]}"
+        return f"{_NUMERAL[word]}{_UNIT_OF[m.group(6).lower().rstrip('s')]}"
     return m.group(3) + "1" + _UNIT_OF[m.group(4).lower()]
 
 

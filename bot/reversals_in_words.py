@@ -247,7 +247,8 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
             # Each names its own operation in code (a commit, a mail), or its
             # own switch (`search_v2` on, `search_v1_shadow_traffic` off).
             continue
-        if key == "@~retry" and _statuses(a) and _statuses(b) and not _statuses(a) & _statuses(b):
+        statuses = (_statuses(a), _statuses(b)) if key == "@~retry" else (set(), set())
+        if all(statuses) and not statuses[0] & statuses[1]:
             # "410 은 재시도하지 않고" against retrying the 503s longer: two
             # responses, each with its own rule.
             continue

@@ -227,8 +227,7 @@ _LOG_STDOUT = re.compile(
 def log_file_stance(clause: str) -> int:
     """+1 for a clause that asks logs written to a file, -1 for one that asks
     them on the standard output only, 0 for neither or both."""
-    ways = {1 for _ in _LOG_FILE.finditer(clause)} | {-1 for _ in _LOG_STDOUT.finditer(clause)}
-    return ways.pop() if len(ways) == 1 else 0
+    return _one_way(clause, _LOG_FILE, _LOG_STDOUT)
 
 
 # A column required or left optional: "`NOT NULL` 제약을 걸어야" (+1) against

@@ -91,3 +91,5 @@ def test_a_duration_spelled_out_in_words() -> None:
     assert setting_values("The catalog cache has to expire after five minutes at most.") == {
         "<=5min@"}
     assert setting_values("Keep it under thirty seconds.") == {"<=30s@"}
+    # (Number words are one table: "fifty" still counts things.)
+    assert setting_values("Allow at most fifty database connections.") == setting_values("Allow at most 50 database connections.")
