@@ -166,6 +166,22 @@ def topic(text: str) -> Topic:
     return Topic(frozenset(anchors), frozenset(terms))
 
 
+def concepts(t: Topic) -> frozenset[str]:
+    """The concepts a topic says in words, and in the parts of the names it
+    gives in code (`autoretry_for`, `max_retries`: ~retry). (Kept out of
+    `topic`: more terms for every name would thin every score.)"""
+    return frozenset(x for x in t.terms if x.startswith("~")) | frozenset(
+        "~" + c for a in t.strong if a.startswith("code:") and "_" in a
+        for c in _part_concepts(a[5:]))
+
+
+@lru_cache(maxsize=4096)
+def _part_concepts(name: str) -> tuple[str, ...]:
+    found = (w.EN_CONCEPT.get(part) or w.EN_CONCEPT.get(word_stem(part))
+             for part in name.split("_") if len(part) >= 3)
+    return tuple(c for c in found if c)
+
+
 def score(a: Topic, b: Topic) -> float:
     """How likely two clauses name the same finding, in [0, 1].
 

@@ -31,6 +31,7 @@ from bot.findings import (
     Clause,
     Topic,
     clauses,
+    concepts,
     items,
     owner_clause,
     point_numbers,
@@ -148,6 +149,10 @@ def read_owner(
             # "(2) I don't think we need a dedup table.": the answer to point 2.
             by_number = numbered_finding(findings, numbers[point])
             targets = [by_number] if by_number.is_open else []
+        if not targets and not settled and clause.act is Act.DECLINE:
+            # "재시도는 5분마다 도는 `reconcile_index`가 메우므로 넣지 않았습니다":
+            # the refusal's subject says what it refuses; the rest is its reason.
+            targets = _subject_holder(text, open_findings)
         if not targets and clause.act is Act.DECLINE:
             # "On the email matching: not changing it": a refusal without the
             # finding's words is about the point already in dispute.
@@ -224,6 +229,27 @@ def _only_holder(t: Topic, findings: list[Finding]) -> list[Finding]:
         return []
     holders = [f for f in findings if not names.isdisjoint(f.topic().strong)]
     return holders if len(holders) == 1 else []
+
+# "재시도는 …", "`purge()`는 …", "Retries: …": a sentence that opens with its subject.
+_SUBJECT = re.compile(
+    r"\s*(?:[-*]\s+)?([가-힣]{2,8}|`[^`\n]{1,40}`)(?:은|는)\s"
+    r"|\s*(?:[-*]\s+)?(?:as\s+for\s+|on\s+)?([A-Za-z][\w ]{2,30}?)\s*[:,]\s", re.I)
+
+
+def _subject_holder(text: str, findings: list[Finding]) -> list[Finding]:
+    """The one finding whose names or concepts the clause's opening subject
+    shares; none when it shares them with several or none."""
+    m = _SUBJECT.match(text)
+    if m is None:
+        return []
+    lead = topic(m.group(1) or m.group(2))
+    names = lead.strong | concepts(lead)
+    if not names:
+        return []
+    holders = [f for f in findings
+               if not names.isdisjoint(f.topic().strong | concepts(f.topic()))]
+    return holders if len(holders) == 1 else []
+
 
 def _last_refused(finding: Finding) -> bool:
     return bool(finding.history) and "declined" in finding.history[-1]

@@ -75,10 +75,24 @@ _BYTES = re.compile(r"(?<![\w.*])(\d+)\s*\*\s*1024(?:\s*\*\s*1024(?:\s*\*\s*1024
 _BYTE_UNITS = {1: "kb", 2: "mb", 3: "gb"}
 
 
+# "a hundred ids", "two thousand rows": round numbers in words, read as digits
+# (the count of things they give is then read as any number is).
+_ROUND = re.compile(r"\b(an?|one|two|three|four|five|ten)\s+(hundred|thousand)\b(?!\s+(?:and|[a-z]+-))", re.I)
+_ROUND_OF = {"hundred": 100, "thousand": 1000}
+
+
+def _round(m: re.Match[str]) -> str:
+    word = m.group(1).lower()
+    return str((1 if word in ("a", "an") else _NUMERAL[word]) * _ROUND_OF[m.group(2).lower()])
+
+
 def numerals(text: str) -> str:
     """Counts written in words or with "times" as "<n>회"; things counted in
-    words as "<n>개" (대, 장, 명); durations in words with their unit; sizes
-    written as products of 1024 in megabytes (or kilo-, gigabytes)."""
+    words as "<n>개" (대, 장, 명); round numbers in words ("a hundred") as
+    digits; durations in words with their unit; sizes written as products of
+    1024 in megabytes (or kilo-, gigabytes)."""
+    if "hundred" in text or "thousand" in text:
+        text = _ROUND.sub(_round, text)
     if _THINGS_EN.search(text):
         text = _THINGS_EN.sub(_things, text)
     if "1024" in text:
@@ -109,7 +123,7 @@ def clock(text: str) -> str:
 
 
 # "600초 이하", "at most 600", "at least 365": a bound, which a value inside it meets.
-_UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+less|or\s+earlier|max(?:imum)?\b"
+_UPPER_AFTER = re.compile(r"`?(?:\s*\([^)\n]{1,20}\)|\))?\s*(?:이하|이내|까지|이전|or\s+(?:less|fewer)|or\s+earlier|max(?:imum)?\b"
                           # "an hour at most", "두 번이면 충분합니다", "two retries are enough"
                           r"|at\s+most\b|tops\b|" + ENOUGH +
                           # "5000을 넘지 않게", "5000을 초과하지 않도록"

@@ -32,6 +32,7 @@ from bot.finding import (
 from bot.findings import (
     Act,
     Clause,
+    concepts,
     restates,
     score,
     starts_new_point,
@@ -241,6 +242,18 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
         if opened in r.unasked:
             r.tentative[point] = opened
         return loose
+    declined = [f for f in still if r.owner.get(f.label) is OwnerAction.DECLINE]
+    if (declined and not loose and not clause.topic.strong and asks(text)
+            and (opened not in r.new or opened in r.unasked or r.tentative.get(point) is opened)):
+        # "작업 단위 재시도가 필요합니다" after "재시도는 … 넣지 않았습니다":
+        # asking again for what the owner just refused, in one word of it,
+        # when that word is no other open point's.
+        said = concepts(clause.topic)
+        sharing = [f for f in still if said & concepts(f.topic())]
+        if len(sharing) == 1 and sharing[0] in declined:
+            if opened in r.unasked:
+                r.tentative[point] = opened
+            return sharing
     if (r.doubts and not asks(text) and loose
             and (closeness >= UNCERTAIN or loose[0].label in r.repeated
                  or names_only(clause.topic, loose[0]))

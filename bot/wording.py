@@ -80,7 +80,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "test": ("test", "tests", "testing", "테스트", "spec"),
     "timeout": ("timeout", "타임아웃", "시간초과", "유휴 만료"),
     "idle": ("idle", "inactivity", "유휴"),
-    "retry": ("retry", "retries", "resend", "redeliver", "redelivery", "재시도", "재전송", "재발송"),
+    "retry": ("retry", "retries", "autoretry", "resend", "redeliver", "redelivery", "재시도", "재전송", "재발송"),
     "log": ("log", "logs", "logging", "logger", "로그", "로깅"),
     "token": ("token", "토큰"),
     "session": ("session", "세션"),
