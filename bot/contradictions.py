@@ -152,7 +152,13 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     if two_timeouts(a, b):
         return False
     if not shared:
-        return in_words(a, b, reported)
+        # "`json.dumps` 대신 `orjson.dumps`를 쓰고" against "json 모듈을 계속
+        # 사용해 주세요": one name asked in and out, however each names the
+        # code around it (unless each asks it of another place).
+        # (A way of working, `+@~sync`, needs a shared anchor: two steps of one
+        # flow may each be asked done its own way.)
+        return in_words(a, b, reported) or (_named_both_ways(a, b) and not (
+            a.places and b.places and not same_place(a.places, b.places)))
     if not any(names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -357,6 +363,13 @@ def _other_value(a: Finding, b: Finding) -> bool:
 
 
 _SWITCHED = {"+": "=true", "-": "=false"}
+
+
+def _named_both_ways(a: Finding, b: Finding) -> bool:
+    """A name in code one finding asks there (`+@orjson`) and the other gone."""
+    def named(f: Finding, sign: str) -> set[str]:
+        return {v[2:] for v in f.values if v.startswith(sign + "@") and v[2:3] != "~"}
+    return bool(named(a, "+") & named(b, "-") or named(a, "-") & named(b, "+"))
 
 
 def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:

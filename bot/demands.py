@@ -337,6 +337,8 @@ def asked_verbs(text: str) -> frozenset[str]:
             out.update((BACK, "되돌"))  # "체크아웃 모듈 안으로 다시 돌려 놓아": undone, in so many words
         if _TAKE_OUT.search(clause):
             out.add(TAKE_OUT)
+        if _JUST_CHANGED.search(clause):
+            out.add(JUST)
     if out & set(_ADD_WORDS) or any(v.startswith(("넣", "걸어")) for v in out):
         # ("넣어 주십시오" holds 넣어, never 넣 alone; "`NOT NULL`을 걸어야"
         # puts a constraint in.)
@@ -367,13 +369,25 @@ _BACK = re.compile(
     r"(?<!fall\s)(?<!falls\s)(?<!falling\s)(?<!redirect\s)(?<!redirects\s)(?<!write\s)(?<!writes\s)"
     r"(?<!report\s)(?<!send\s)(?<!sends\s)(?<!come\s)(?<!get\s)\bback\s+to\b"
     r"|\b(?:put|bring)\s+(?:[\w-]+\s+){0,4}back\b|\bbring\s+back\b|\bgo\s+back\b|\bas\s+(?:it\s+)?(?:was|were)\s+before\b"
-    r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태)(?:으로|로)"
+    r"|원래대로|원래\s*(?:값|설정|상태)(?:으로|로)|(?:이전|예전)\s*(?:값|설정|상태|수준)(?:으로|로)"
     # ("이전처럼 유지" keeps; "이전처럼 … 되돌려", "이전처럼 … 만 남겨" undo.)
     r"|(?:이전|예전)(?:처럼|대로)[^.;\n]{0,40}?(?:되돌|복구|돌려|원복|만\s*남겨)"
     # "SVG 로고도 다시 업로드할 수 있게": allowed again.
     r"|다시\s*(?:[가-힣]+\s*){0,2}?(?:수\s*있게|허용)"
     # "로그에 고객 이메일 주소를 다시 남겨 주십시오": put back what was taken out.
     r"|다시\s*(?:남겨|넣어|기록해|포함해|살려)\s*(?:주|야|두)",
+    re.I,
+)
+
+
+# "방금 변경은 되돌려야 합니다", "revert the change you just made": the
+# change of the owner's last turn. Kept among the verbs as `~just`: undoing
+# it undoes the one finding that turn reported fixed.
+JUST = "~just"
+_JUST_CHANGED = re.compile(
+    r"방금\s*(?:의\s*)?(?:변경|수정|바꾼|바뀐|적용|커밋|반영)|이번\s*(?:변경|수정)(?:은|을|는)?\s*(?:되돌|원복|롤백)"
+    r"|\b(?:the\s+)?(?:change|commit|fix)\s+you\s+just\s+(?:made|pushed|applied)\b"
+    r"|\b(?:the\s+)?(?:latest|last|new)\s+change\b[^.;\n]{0,30}?\b(?:revert|undo|roll\s+back|reverted|undone)",
     re.I,
 )
 

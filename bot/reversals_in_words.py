@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-from bot.demands import ADD, BACK, TAKE_OUT
+from bot.demands import ADD, BACK, JUST, TAKE_OUT
 from bot.finding import Finding, is_made
+from bot.findings import word_stem
 from bot.places import same_place
 from bot.quantities import compatible, in_unit_of, kind
 from bot.wording import EN_CONCEPT
@@ -22,7 +23,20 @@ def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     findings a fix was just reported for."""
     return (quantity_in_words(a, b) or _retry_in_words(a, b)
             or _back_in_words(a, b, reported) or _opposed_in_words(a, b)
-            or _refused_in_words(a, b) or _taken_out_in_words(a, b, reported))
+            or _refused_in_words(a, b) or _taken_out_in_words(a, b, reported)
+            or _just_undone(a, b, reported))
+
+
+def _just_undone(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
+    """"방금 변경은 되돌려야 합니다" after the owner's turn reported one fix, for
+    another reviewer's finding: that change, asked undone."""
+    if len(reported) != 1 or a.author == b.author:
+        return False
+    for one, other in ((a, b), (b, a)):
+        if (JUST in one.asks and (BACK in one.asks or _UNDO.intersection(one.asks))
+                and other.label in reported):
+            return True
+    return False
 
 
 def _taken_out_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
@@ -36,7 +50,11 @@ def _taken_out_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> boo
         if TAKE_OUT not in one.asks or ADD not in other.asks or not is_made(other, reported):
             continue
         things = (set(one.asks) & set(other.asks)) - {ADD, TAKE_OUT, BACK}
-        if things and _word_count(_shared_words(one, other)) >= 2:
+        words = _word_count(_shared_words(one, other) | _name_parts_said(one, other))
+        # (English keeps the verbs alone: "Add a \"Remember my email\" checkbox"
+        # against "The new `remember_email` cookie … remove the checkbox";
+        # three words in common, a name's parts among them.)
+        if (things and words >= 2) or words >= 3:
             return True
     return False
 
@@ -121,6 +139,19 @@ _POLITE = frozenset(
     for ending in ("주십시오", "주세요", "합니다", "습니다", "드립니다", "바랍니다", "입니다",
                    "됩니다")
     for i in range(len(ending) - 1))
+
+
+def _name_parts_said(a: Finding, b: Finding) -> set[str]:
+    """The parts of one point's names in code (`remember_email`) that the
+    other says in words ("Remember my email")."""
+    out: set[str] = set()
+    for one, other in ((a, b), (b, a)):
+        words = set(other.terms)
+        for anchor in one.anchors:
+            if anchor.startswith("code:") and "_" in anchor:
+                out.update(part for part in anchor[5:].split("_")
+                           if len(part) >= 3 and word_stem(part) in words)
+    return out
 
 
 def _word_count(terms: set[str]) -> int:

@@ -27,9 +27,17 @@ NOT_DONE_KO = r"(?![가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
 # reverses the request.
 _PRESENT = re.compile(
     # (Not "do not add `structlog`", which `_ABSENT` reads.)
-    r"(?<!not\s)(?<!n't\s)(?<!never\s)"
-    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
-    r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
+    # (Not "the switch to `orjson` has to be reverted": a change named, not asked.)
+    r"(?<!not\s)(?<!n't\s)(?<!never\s)(?<!the\s)"
+    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back"
+    r"|go\s+back\s+to|revert\s+to)"
+    r"\s+(?:the\s+|a\s+|an\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?`([^`\n]{1,60})`"
+    # "Replace the stdlib `json` module with `orjson`": the new one asked there.
+    r"|\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`[^`\n]{1,60}`(?:\s+[\w-]+)?\s+with\s+(?:the\s+)?`([^`\n]{1,60})`"
+    # "json 모듈을 계속 사용해 주세요", "keep using the standard json module": a
+    # library named in plain words.
+    r"|\b([a-z][a-z0-9_-]{1,30})\s*(?:모듈|라이브러리|패키지)(?:을|를)?\s*(?:계속\s*|그대로\s*)?(?:사용|유지|쓰)" + NOT_DONE_KO
+    + r"|\bkeep\s+(?:using\s+)?(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?([a-z][\w-]{1,30})\s+(?:module|library|package)\b"
     # "Switch `app/logging.py` to `structlog`": the new one asked there.
     r"|\b(?:switch|migrate|port)\s+`[^`\n]{1,60}`\s+(?:over\s+)?to\s+`([^`\n]{1,60})`"
     # "`date-fns` + `date-fns-tz`로 교체": the first of two names asked in.
@@ -48,13 +56,19 @@ _PRESENT = re.compile(
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
     # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
     r"(?:\s*(?:위젯|모달|배너|버튼|필드|컬럼|헤더|옵션|플래그|미들웨어))?"
-    r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시)"
+    r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시|쓰(?=[고도세십어셔게]))"
     r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
     + NOT_DONE_KO,
     re.I,
 )
 _ABSENT = re.compile(
-    r"\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
+    # "Replace the stdlib `json` module with …": the one replaced.
+    r"\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`([^`\n]{1,60})`(?:\s+[\w-]+)?\s+with\b"
+    # "the switch to `orjson` has to be reverted", "revert the move to `X`"
+    r"|\bthe\s+(?:switch|move|migration|change)\s+to\s+`([^`\n]{1,60})`[^.;\n]{0,20}?"
+    r"\b(?:has\s+to|must|should|needs\s+to)\s+be\s+(?:reverted|undone|rolled\s+back)"
+    r"|\b(?:revert|undo|roll\s+back)\s+the\s+(?:switch|move|migration|change)\s+to\s+`([^`\n]{1,60})`"
+    r"|\b(?:remove|drop|delete|disable|strip|avoid|get\s+rid\s+of|instead\s+of"
     r"|(?:do\s+not|don't|never|stop)\s+(?:use|add|enable|using|adding))"
     r"\s+(?:the\s+|a\s+|an\s+)?`([^`\n]{1,60})`"
     # "`date-fns`가 아니라 `dayjs`로", "Use `dayjs`, not `date-fns`": the one refused.
@@ -91,13 +105,18 @@ _ABSENT = re.compile(
 _AS_IS = re.compile(
     r"`([^`\n]{1,60})`(?:은|는|을|를)?\s*(?:지금처럼|현재처럼|지금\s*그대로|기존(?:처럼|대로)|현재\s*그대로)"
     r"[^.;\n]{0,80}?(?:유지|그대로\s*두|둬\s*주|두어\s*주)" + NOT_DONE_KO
-    + r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b",
+    + r"|\b(?:keep|leave)\s+`([^`\n]{1,60})`\s+(?:as\s+(?:it\s+)?is|unchanged|alone|as\s+today)\b"
+    # "`userId`, `createdAt` 은 그대로 두고": each name of the list kept.
+    r"|`([^`\n]{1,60})`(?=(?:\s*(?:,|와|과|및)\s*`[^`\n]{1,60}`)*\s*(?:은|는|을|를)?\s*"
+    r"(?:그대로|지금처럼|현재처럼)\s*(?:두|둬|유지|남겨)" + NOT_DONE_KO + ")",
     re.I,
 )
 _OTHERWISE = re.compile(
     r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
     + NOT_DONE_KO  # (not "바꾸지 말아", "변경하면 안 됩니다")
-    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
+    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b"
+    # "`userId` → `user_id`" in a request: renamed.
+    r"|`([^`\n]{1,60})`\s*(?:→|->|=>)\s*`",
     re.I,
 )
 _NAME = re.compile(r"[\w.:/-]+")
@@ -153,10 +172,14 @@ def presence(clause: str) -> set[str]:
     """The names a clause asks there (`+@x`), gone (`-@x`), kept as they are
     (`^@x`) or changed (`~@x`)."""
     out: set[str] = set()
+    dotted: dict[str, set[tuple[str, str]]] = {}  # sign -> (module, function) named
     for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
         for match in pattern.finditer(clause):
             said = next(g for g in match.groups() if g).strip()
             name = said.lower().rstrip("()").strip()
+            dot = _MODULE_FUNCTION.fullmatch(name)
+            if dot:
+                dotted.setdefault(sign, set()).add((dot.group(1), dot.group(2)))
             header = w.HEADER_SPAN.match(name) if sign == "-" else None
             if header:
                 name = header.group(1)  # "`X-Frame-Options: DENY` 헤더는 빼": the header
@@ -178,7 +201,16 @@ def presence(clause: str) -> set[str]:
                     if library and sign in "+-":
                         # "`httpx.AsyncClient`로 교체": the library is asked in too.
                         out.add(f"{sign}@{library.group(1).lower()}")
+    # "`json.dumps` 대신 `orjson.dumps`를 쓰고": one function of two modules,
+    # one asked in and one out: the modules are what is asked.
+    for module, function in dotted.get("+", set()):
+        for gone, same in dotted.get("-", set()):
+            if same == function and gone != module:
+                out.update({f"+@{module}", f"-@{gone}"})
     return out
+
+
+_MODULE_FUNCTION = re.compile(r"([a-z][a-z0-9_]*)\.([a-z_][a-z0-9_]*)")
 
 
 # A library's class: `httpx.AsyncClient`, `urllib3.PoolManager` (not
@@ -234,13 +266,15 @@ def log_file_stance(clause: str) -> int:
 # "`email` 컬럼은 nullable로 유지해야" (-1). (Not a condition: "`NOT NULL`을
 # 추가하면 마이그레이션이 실패합니다" asks nothing.)
 _NOT_NULL = re.compile(
-    r"NOT\s+NULL`?\s*(?:제약(?:조건)?|constraint)?\s*(?:을|를|이)?\s*(?:걸|추가|넣|붙|설정|적용)(?![가-힣]*면)"
+    # ("`NOT NULL DEFAULT 'KRW'` 로 추가해야": with the default it comes with.)
+    r"NOT\s+NULL(?:\s+DEFAULT\s+[^`\n]{1,30})?`?\s*(?:제약(?:조건)?|constraint)?\s*(?:을|를|이|로|으로)?\s*(?:걸|추가|넣|붙|설정|적용)(?![가-힣]*면)"
     r"|\b(?:add|enforce|put)\s+(?:a\s+)?`?NOT\s+NULL\b|\bnon-?nullable\b|\b(?:null|nullable)\s*=\s*False\b"
     r"|\bmust\s+(?:not|never)\s+be\s+null\b|\bmake\s+(?:it\s+|`[^`\n]+`\s+)?(?:`)?NOT\s+NULL",
     re.I,
 )
 _NULLABLE = re.compile(
-    r"nullable\s*(?:로|으로)?\s*(?:유지|두|둬|남겨|바꿔|변경|되어야|이어야|여야)"
+    # (Not a condition: "`currency` 를 nullable 로 두면 … 필요해집니다".)
+    r"nullable\s*(?:로|으로)?\s*(?:유지|두|둬|남겨|바꿔|변경|되어야|이어야|여야)(?!하?면)"
     r"|\b(?:keep|leave|make)\s+(?:it\s+|them\s+|`[^`\n]+`\s+)?nullable\b|\b(?:stay|remain)s?\s+nullable\b"
     r"|\b(?:null|nullable)\s*=\s*True\b"
     r"|NOT\s+NULL`?\s*(?:제약(?:조건)?)?\s*(?:은|는|을|를)?\s*(?:빼|제거|걸지\s*(?:말|마)|추가하지\s*(?:말|마))"

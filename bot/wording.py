@@ -287,6 +287,8 @@ REFERENCE = words(
     r"|(?:의견|입장|생각|판단)(?:은|이|도)?\s*(?:바뀌|변하|달라지)지\s*않"
     # "…요청은 유지합니다", "I maintain my request": the point stands, said again.
     r"|(?:요청|지적|의견|입장|항목|가지|건)(?:은|을|는)?\s*(?:모두\s*|다\s*|전부\s*)?유지(?:합니다|하겠|드립)"
+    # "2번은 유지합니다": the point by its number.
+    r"|^\s*\d+\s*번(?:은|는)\s*(?:그대로\s*)?유지(?:합니다|하겠|드립)"
     r"|\bi\s+(?:maintain|keep)\s+(?:my|the|this)\s+(?:request|point|objection|concern)"
     # "같은 `TimeoutError: …`로 떨어집니다", "fails with the same `KeyError`"
     # (not "raise the same `ValueError` for negative amounts too": a request).
@@ -416,7 +418,8 @@ IMPERATIVE = words(
     r"|log|document|split|keep|drop|remove|rename|replace|pass|set|cap|limit|bound|escape|sanitize|close"
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
     r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch|declare|define"
-    r"|enable|disable|write|emit|send|route|persist|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop)\b",
+    r"|enable|disable|write|emit|send|route|persist|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop"
+    r"|go\s+back\s+to|switch\s+back|roll\s+back)\b",
     re.I,
 )
 FIX = words(
@@ -495,7 +498,14 @@ WANTED_COLUMN = re.compile(
     re.I,
 )
 BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
-HEADING = re.compile(r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$")
+HEADING = re.compile(
+    r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$"
+    # "수정이 필요한 부분입니다.", "확인할 사항은 다음과 같습니다.": a line that
+    # introduces the list below it, as a colon does.
+    r"|^.{0,30}(?:필요한|고칠|고쳐야\s*할|수정할|확인할|검토할)\s*(?:부분|사항|점|것)(?:들)?(?:은|는)?\s*"
+    r"(?:다음과\s*같습니다|아래와\s*같습니다|입니다)\.?\s*$"
+    # "추가로,", "Also," alone on a line: it leads into the point below.
+    r"|^\W*(?:추가로|또한|그리고|also|additionally|in\s+addition|plus)\s*[,.…]?\s*$", re.I)
 STATUS_PREFIX = re.compile(
     r"^\s*(?:#{1,6}\s*)?[*_]{0,3}(?:DONE_WITH_CONCERNS|NEEDS_CONTEXT|TASK_DONE|STEP_DONE|BLOCKED|ESCALATE"
     r"|APPROVED|LGTM|DONE)\b[*_]{0,3}\s*[:\-—–]?\s*",

@@ -61,3 +61,18 @@ def test_round_numbers_in_words() -> None:
     start = text.index("100")
     assert bound_of(text, start, start + 3) == "<="  # at most a hundred
     assert bound_of("100 or fewer", 0, 3) == "<="
+
+
+def test_asking_again_in_the_words_of_the_refused_point_repeats_it() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "프로필 이미지 업로드 기능 만들어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`media/upload.py` 에 `POST /v1/me/avatar` 를 추가했습니다.")
+    sim.say(Role.REVIEWER, "파일 형식을 확장자로만 검사합니다 (`media/upload.py:22`). `evil.php.png` "
+                           "같은 파일도 통과하니 magic bytes 로 실제 형식을 확인해야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n- 형식 검사는 확장자 방식을 유지합니다. Pillow 의 `Image.open()` 이 "
+                        "이미지가 아니면 예외를 내므로 사실상 형식 검사가 이미 됩니다.")
+    sim.say(Role.REVIEWER, "`Image.open()` 은 헤더만 읽고, 원본 바이트는 그대로 S3 에 올라갑니다. "
+                           "magic bytes 검사를 넣어 주십시오.")
+    sim.say(Role.OWNER, "STEP_DONE")
+    assert [f.label for f in sim.state.findings] == ["F1"]
+    assert sim.state.findings[0].stall == 1

@@ -1,0 +1,52 @@
+"""Libraries asked in and out as reviewers write it: "Replace the stdlib
+`json` module with `orjson`", "the switch to `orjson` has to be reverted",
+"Go back to the stdlib `json` module", "`json.dumps` 대신 `orjson.dumps`",
+"json 모듈을 계속 사용해 주세요"; a column asked `NOT NULL DEFAULT …` against
+nullable, and nullable only as a condition."""
+
+from __future__ import annotations
+
+from test_core_ledger_wording import _finding
+
+from bot.contradictions import reverses
+from bot.stances import null_stance, presence
+
+
+def test_replacing_a_library_asks_one_in_and_one_out() -> None:
+    assert presence("Replace the stdlib `json` module with `orjson` in `api/render.py`.") == {
+        "+@orjson", "-@json"}
+    assert presence("But the switch to `orjson` has to be reverted: no wheel for it.") == {
+        "-@orjson"}
+    assert presence("Go back to the stdlib `json` module and drop `orjson`.") == {
+        "+@json", "-@orjson"}
+    assert {"+@orjson", "-@json"} <= presence("`json.dumps` 대신 `orjson.dumps`를 쓰고")
+    assert presence("직렬화는 json 모듈을 계속 사용해 주세요.") == {"+@json"}
+    assert presence("Please keep using the standard json module.") == {"+@json"}
+    # One function of one module named twice asks no module.
+    assert "+@json" not in presence("`json.dumps` 대신 `json.dump`를 쓰고")
+
+
+def test_a_library_replaced_then_asked_back_is_reversed() -> None:
+    perf = _finding("F1", "perf-bot", "Replace the stdlib `json` module with `orjson` in "
+                                      "`api/render.py`.")
+    back = _finding("F4", "correctness-bot", "But the switch to `orjson` has to be reverted. Go "
+                                             "back to the stdlib `json` module in `api/render.py` "
+                                             "and drop `orjson` from `pyproject.toml`.")
+    assert reverses(back, perf)
+
+
+def test_a_library_asked_in_code_and_kept_out_in_words_is_reversed() -> None:
+    perf = _finding("F1", "perf-bot", "`collector/encode.py`에서 `json.dumps` 대신 `orjson.dumps`를 "
+                                      "쓰고, `default_response_class=ORJSONResponse`로 바꿔 주세요.")
+    platform = _finding("F2", "platform-bot", "`collector`는 ARM Lambda에도 배포됩니다. 직렬화는 "
+                                              "파이썬에 기본으로 들어 있는 json 모듈을 계속 사용해 주세요.")
+    assert reverses(platform, perf)
+    # Another module of the same room asked in: no reversal.
+    other = _finding("F3", "platform-bot", "로그 포맷은 `structlog`를 계속 사용해 주세요.")
+    assert not reverses(other, perf)
+
+
+def test_not_null_with_its_default_and_nullable_as_a_condition() -> None:
+    assert null_stance("`NOT NULL DEFAULT 'KRW'` 로 추가해야 합니다.") == 1
+    assert null_stance("`currency` 는 nullable 로 두어야 합니다.") == -1
+    assert null_stance("`currency` 를 nullable 로 두면 집계 쿼리마다 `COALESCE`가 필요해집니다.") == 0
