@@ -25,9 +25,6 @@ from bot.finding import (
     RoundOutcome,
     is_made,
 )
-from bot.findings import (
-    Topic,
-)
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, in_unit_of, kind
 from bot.reversals_in_words import in_words, quantity_in_words
@@ -40,6 +37,7 @@ from bot.setting_names import (
     two_timeouts,
 )
 from bot.stances import LITERAL_WORDS
+from bot.topics import Topic
 from bot.values import setting_values
 
 

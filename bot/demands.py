@@ -12,8 +12,9 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from bot import wording as w
-from bot.findings import point_items, word_stem
+from bot.points import point_items
 from bot.quantity_words import ENOUGH
+from bot.topics import word_stem
 
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(

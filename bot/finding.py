@@ -1,6 +1,6 @@
 """A reviewer finding as the ledger keeps it, and how a clause is matched to one.
 
-Matching thresholds (scores from `bot.findings.score`, in [0, 1]):
+Matching thresholds (scores from `bot.topics.score`, in [0, 1]):
 - `MATCH` (0.40) and above: the clause names that finding (a repeat, an
   acknowledgement, a fix report about it);
 - `UNCERTAIN` (0.28) up to `MATCH`: the rules still decide (a finding clause
@@ -17,11 +17,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-from bot.findings import (
-    Clause,
-    Topic,
-    score,
-)
+from bot.findings import Clause
+from bot.topics import Topic, score
 
 MATCH = 0.40
 

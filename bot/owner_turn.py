@@ -26,20 +26,9 @@ from bot.finding import (
     numbered_finding,
     question_key,
 )
-from bot.findings import (
-    Act,
-    Clause,
-    Topic,
-    clauses,
-    concepts,
-    items,
-    owner_clause,
-    point_numbers,
-    replies,
-    score,
-    summary,
-    topic,
-)
+from bot.findings import Act, Clause, owner_clause, summary
+from bot.points import clauses, items, point_numbers, replies
+from bot.topics import Topic, concepts, score, topic
 
 
 def read_owner(

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from bot.demands import asked, requests
-from bot.findings import topic
+from bot.topics import topic
 from bot.wording import CODE, PATH, URL, is_file
 
 

@@ -12,9 +12,9 @@ import re
 
 from bot.demands import ADD, BACK, JUST, TAKE_OUT
 from bot.finding import Finding, is_made
-from bot.findings import word_stem
 from bot.places import same_place
 from bot.quantities import compatible, in_unit_of, kind
+from bot.topics import word_stem
 from bot.wording import EN_CONCEPT
 
 

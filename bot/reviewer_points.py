@@ -11,7 +11,8 @@ import re
 from bot import wording as w
 from bot.demands import requests
 from bot.finding import Finding, numbered_finding, test_anchors
-from bot.findings import Clause, Topic, summary, topic
+from bot.findings import Clause, summary
+from bot.topics import Topic, topic
 
 
 def each_named(named: list[Finding], strong: frozenset[str]) -> bool:

@@ -29,15 +29,7 @@ from bot.finding import (
     supersede,
     test_anchors,
 )
-from bot.findings import (
-    Act,
-    Clause,
-    concepts,
-    restates,
-    score,
-    starts_new_point,
-    summary,
-)
+from bot.findings import Act, Clause, restates, starts_new_point, summary
 from bot.reviewer_points import (
     acked_subject,
     each_named,
@@ -48,6 +40,7 @@ from bot.reviewer_points import (
     other_point,
     referenced_findings,
 )
+from bot.topics import concepts, score
 from bot.turn_reading import Reading
 
 

@@ -11,8 +11,8 @@ import re
 from functools import lru_cache
 
 from bot.finding import Finding
-from bot.findings import word_stem
 from bot.quantities import kind
+from bot.topics import word_stem
 from bot.wording import EN_CONCEPT, is_file
 
 # The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"

@@ -10,17 +10,10 @@ from dataclasses import dataclass, field
 
 from bot import wording as w
 from bot.finding import REVERSIBLE, Finding, OwnerAction
-from bot.findings import (
-    Act,
-    Clause,
-    Topic,
-    items,
-    point_numbers,
-    replies,
-    reviewer_clause,
-    topic,
-)
+from bot.findings import Act, Clause, reviewer_clause
+from bot.points import items, point_numbers, replies
 from bot.textscan import after_output, errors_beside, shows_failure
+from bot.topics import Topic, topic
 
 
 @dataclass

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from bot import wording as w
 from bot.demands import asked
-from bot.findings import plain
+from bot.points import plain
 from bot.quantities import VERSION
 from bot.quantity_words import ENOUGH, NOT_BEYOND, PER, bound_of, clock, numerals
 from bot.stances import (

@@ -3,8 +3,9 @@ numbers, commits), stop words and Korean endings, and the vocabulary of each
 act (a request, an acknowledgement, a refusal, a reference to an earlier
 point, a fix report, a promise, point selectors).
 
-Only patterns and word lists live here; `bot.findings` reads clauses with
-them and `bot.demands` reads what a point asks for.
+Only patterns and word lists live here; `bot.points`, `bot.findings` and
+`bot.topics` read clauses with them and `bot.demands` reads what a point
+asks for.
 """
 
 from __future__ import annotations

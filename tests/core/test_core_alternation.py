@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import bot.wording  # noqa: F401  (fills SOURCES with the vocabulary's patterns)
 from bot.alternation import SOURCES, factor, split_alternatives
-from bot.findings import clauses
+from bot.points import clauses
 
 DETECTION = Path(__file__).parent.parent / "detection"
 

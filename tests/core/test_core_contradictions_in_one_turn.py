@@ -13,8 +13,8 @@ from test_core_ledger_wording import _finding
 
 from bot.contradictions import demands_of, reverses
 from bot.finding import Finding
-from bot.findings import topic
 from bot.stances import log_file_stance, presence
+from bot.topics import topic
 from bot.values import setting_values
 
 

@@ -6,10 +6,12 @@ from test_core_detection import Sim
 
 from bot.detection import Approved
 from bot.finding import FindingStatus, OwnerAction
-from bot.findings import Act, clauses, owner_clause, reviewer_clause, score, topic
+from bot.findings import Act, owner_clause, reviewer_clause
 from bot.ledger import judge_round
 from bot.models import Role, Trigger
 from bot.owner_turn import read_owner
+from bot.points import clauses
+from bot.topics import score, topic
 
 REVIEW_EN = (
     "Two issues in `api/middleware/ratelimit.py`:\n"

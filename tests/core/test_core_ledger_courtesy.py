@@ -127,7 +127,7 @@ def test_not_to_put_in_a_check_refuses_asking_for_that_check() -> None:
 
 
 def test_transliterated_words_are_the_same_concepts() -> None:
-    from bot.findings import topic
+    from bot.topics import topic
 
     assert {"~formatter", "~translation"} <= topic("포매터를 로케일마다 하나만 두어야 합니다").terms
     assert {"~formatter", "~translation"} <= topic("cache one formatter per locale").terms
@@ -180,7 +180,7 @@ def test_two_homes_asked_for_one_function() -> None:
 
 
 def test_an_origin_added_and_asked_removed() -> None:
-    from bot.findings import topic
+    from bot.topics import topic
 
     # The URL inside its code span leaves the spans after it paired.
     assert topic("Add `https://admin.example.com` to `CORS_ALLOWED_ORIGINS`, or support "

@@ -73,7 +73,7 @@ def test_not_to_put_a_column_in() -> None:
 
 
 def test_the_paragraph_under_a_quotation_answers_it_and_no_more() -> None:
-    from bot.findings import replies
+    from bot.points import replies
 
     quote = "Enable caching on `GET /api/v2/catalog`"
     answered = replies([f"> {quote}\n\nPlease don't. It must not be cached.\nSend no-store.\n\n"

@@ -9,10 +9,10 @@ from test_core_detection import Sim
 from test_core_ledger_wording import _finding
 
 from bot.finding import OwnerAction
-from bot.findings import concepts, topic
 from bot.models import Role, Trigger
 from bot.owner_turn import read_owner
 from bot.quantity_words import bound_of, numerals
+from bot.topics import concepts, topic
 
 
 def test_a_name_says_its_concepts_in_its_parts() -> None:

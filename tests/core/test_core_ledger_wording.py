@@ -8,20 +8,12 @@ from test_core_detection import Sim
 from bot.contradictions import demands_of, reverses
 from bot.demands import asked, asked_verbs, declares_conflict, prohibited
 from bot.finding import Finding, FindingStatus, OwnerAction
-from bot.findings import (
-    Act,
-    clauses,
-    items,
-    owner_clause,
-    restates,
-    reviewer_clause,
-    selectors,
-    starts_new_point,
-    topic,
-)
+from bot.findings import Act, owner_clause, restates, reviewer_clause, selectors, starts_new_point
 from bot.ledger import judge_round
 from bot.models import Role, Trigger
 from bot.owner_turn import read_owner
+from bot.points import clauses, items
+from bot.topics import topic
 from bot.values import setting_values, values
 
 

@@ -10,7 +10,8 @@ from test_core_ledger_wording import _finding
 
 from bot.contradictions import reverses
 from bot.finding import FindingStatus
-from bot.findings import Act, items, reviewer_clause
+from bot.findings import Act, reviewer_clause
+from bot.points import items
 from bot.stances import presence
 
 
