@@ -139,10 +139,10 @@ class Engine:
         # other reviewers (None: not known yet), so `tick()` opens a unit only
         # for turns that may have gone quiet.
         self.open_turns: dict[str, tuple[datetime, bool] | None] = {}
-        self.catching_up: set[str] = set()
+        self.catching_up: set[str] = set()  # rooms reading what they missed (bot.catchup)
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
-        )  # rooms reading what they missed (bot.catchup)
+        )
         self._tasks: set[asyncio.Task[None]] = set()
         # Arbitrations this process is carrying now: recovery leaves them alone.
         self._arbitrating: set[int] = set()
