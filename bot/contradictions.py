@@ -27,7 +27,7 @@ from bot.finding import (
 )
 from bot.places import request_places, same_place
 from bot.quantities import SCALE, compatible, in_unit_of, kind
-from bot.reversals_in_words import in_words, quantity_in_words
+from bot.reversals_in_words import in_words, may_clash, quantity_in_words
 from bot.setting_names import (
     cited,
     named_in_words,
@@ -155,8 +155,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
         # code around it (unless each asks it of another place).
         # (A way of working, `+@~sync`, needs a shared anchor: two steps of one
         # flow may each be asked done its own way.)
-        return in_words(a, b, reported) or (_named_both_ways(a, b) and not (
-            a.places and b.places and not same_place(a.places, b.places)))
+        return in_words(a, b, reported) or (_named_both_ways(a, b) and may_clash(a, b))
     if not any(names_setting(x) for x in shared) and any(
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
@@ -364,7 +363,8 @@ _SWITCHED = {"+": "=true", "-": "=false"}
 
 
 def _named_both_ways(a: Finding, b: Finding) -> bool:
-    """A name in code one finding asks there (`+@orjson`) and the other gone."""
+    """A name one finding asks there (`+@orjson`) and the other gone, in code
+    or in words ("json 모듈"); not a way of working (`+@~sync`)."""
     def named(f: Finding, sign: str) -> set[str]:
         return {v[2:] for v in f.values if v.startswith(sign + "@") and v[2:3] != "~"}
     return bool(named(a, "+") & named(b, "-") or named(a, "-") & named(b, "+"))

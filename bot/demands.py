@@ -386,9 +386,15 @@ _BACK = re.compile(
 # it undoes the one finding that turn reported fixed.
 JUST = "~just"
 _JUST_CHANGED = re.compile(
-    r"방금\s*(?:의\s*)?(?:변경|수정|바꾼|바뀐|적용|커밋|반영)|이번\s*(?:변경|수정)(?:은|을|는)?\s*(?:되돌|원복|롤백)"
-    r"|\b(?:the\s+)?(?:change|commit|fix)\s+you\s+just\s+(?:made|pushed|applied)\b"
-    r"|\b(?:the\s+)?(?:latest|last|new)\s+change\b[^.;\n]{0,30}?\b(?:revert|undo|roll\s+back|reverted|undone)",
+    # (The change itself is what is undone: not "방금 커밋 확인했고, 로그 레벨은
+    # 이전 설정으로 되돌려 주세요".)
+    r"(?:방금|이번)\s*(?:의\s*)?(?:변경|수정|바꾼\s*것|바뀐\s*것|적용|커밋|반영)(?:\s*사항|한\s*것|하신\s*것|된\s*것)?"
+    r"(?:은|을|는)?\s*(?:모두\s*|전부\s*)?(?:되돌|원복|롤백|취소)"
+    r"|\b(?:revert|undo|roll\s+back)\s+(?:the\s+)?(?:change|commit|fix)\s+you\s+just\s+(?:made|pushed|applied)\b"
+    r"|\bthe\s+(?:change|commit|fix)\s+you\s+just\s+(?:made|pushed|applied)\s+(?:has\s+to|must|should|needs\s+to)"
+    r"\s+be\s+(?:reverted|undone|rolled\s+back)\b"
+    r"|\b(?:revert|undo|roll\s+back)\s+the\s+(?:latest|last|new)\s+change\b"
+    r"|\bthe\s+(?:latest|last|new)\s+change\s+(?:has\s+to|must|should|needs\s+to)\s+be\s+(?:reverted|undone|rolled\s+back)\b",
     re.I,
 )
 

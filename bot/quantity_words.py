@@ -32,7 +32,7 @@ ENOUGH = r"(?:이)?면\s*충분|(?:is|are|should\s+be)\s+(?:more\s+than\s+)?enou
 # "at most ten database connections", "5 worker processes": things counted,
 # in words or digits, with a word between the count and the things.
 _THINGS_EN = re.compile(
-    r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|\d+)\s+(?:[a-z]+\s+)?"
+    r"(?<!hundred\s)(?<!thousand\s)\b(one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|\d+)\s+(?:[a-z]+\s+)?"
     r"(connections|workers|replicas|pods|threads|processes|requests|jobs|items|rows)\b", re.I)
 
 
@@ -77,7 +77,11 @@ _BYTE_UNITS = {1: "kb", 2: "mb", 3: "gb"}
 
 # "a hundred ids", "two thousand rows": round numbers in words, read as digits
 # (the count of things they give is then read as any number is).
-_ROUND = re.compile(r"\b(an?|one|two|three|four|five|ten)\s+(hundred|thousand)\b(?!\s+(?:and|[a-z]+-))", re.I)
+# (Not part of a longer number: "two hundred fifty", "a hundred thousand".)
+_ROUND = re.compile(
+    r"\b(an?|one|two|three|four|five|ten)\s+(hundred|thousand)\b"
+    r"(?!\s+(?:and|hundred|thousand|million|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten)\b|\s*-)", re.I)
 _ROUND_OF = {"hundred": 100, "thousand": 1000}
 
 
@@ -91,7 +95,8 @@ def numerals(text: str) -> str:
     words as "<n>개" (대, 장, 명); round numbers in words ("a hundred") as
     digits; durations in words with their unit; sizes written as products of
     1024 in megabytes (or kilo-, gigabytes)."""
-    if "hundred" in text or "thousand" in text:
+    lowered = text.lower()
+    if "hundred" in lowered or "thousand" in lowered:
         text = _ROUND.sub(_round, text)
     if _THINGS_EN.search(text):
         text = _THINGS_EN.sub(_things, text)

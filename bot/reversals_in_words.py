@@ -30,7 +30,7 @@ def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
 def _just_undone(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     """"방금 변경은 되돌려야 합니다" after the owner's turn reported one fix, for
     another reviewer's finding: that change, asked undone."""
-    if len(reported) != 1 or a.author == b.author:
+    if len(reported) != 1 or a.author == b.author or not may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if (JUST in one.asks and (BACK in one.asks or _UNDO.intersection(one.asks))
@@ -44,17 +44,19 @@ def _taken_out_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> boo
     the same words: "테스트 병렬 실행은 빼 주십시오" after "`pytest -n auto`로
     병렬 실행을 추가해 주십시오" was done (the thing asked for in both, and
     another word of the points in common)."""
-    if not _may_clash(a, b):
+    if not may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if TAKE_OUT not in one.asks or ADD not in other.asks or not is_made(other, reported):
             continue
         things = (set(one.asks) & set(other.asks)) - {ADD, TAKE_OUT, BACK}
-        words = _word_count(_shared_words(one, other) | _name_parts_said(one, other))
+        said = _name_parts_said(one, other)
+        words = _word_count(_shared_words(one, other) | said)
         # (English keeps the verbs alone: "Add a \"Remember my email\" checkbox"
-        # against "The new `remember_email` cookie … remove the checkbox";
-        # three words in common, a name's parts among them.)
-        if (things and words >= 2) or words >= 3:
+        # against "The new `remember_email` cookie … remove the checkbox":
+        # three words in common, one of them a part of a name in code that the
+        # other says in words.)
+        if (things and words >= 2) or (said and words >= 3):
             return True
     return False
 
@@ -88,7 +90,7 @@ def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
         undo = bool(_UNDO.intersection(one.asks))
         if not is_made(other, reported) or (BACK not in one.asks and not undo):
             continue
-        if not undo and not _may_clash(a, b):
+        if not undo and not may_clash(a, b):
             continue  # (undoing a move names the other place: "nginx로 옮긴 것은 되돌려야")
         words = _word_count(_shared_words(one, other))
         # ("CORS 처리를 nginx로 옮긴 것은 되돌려야": asked undone in so many
@@ -108,7 +110,7 @@ def _opposed_in_words(a: Finding, b: Finding) -> bool:
     """One says it is against the other's author, and they share a word
     besides the concepts: "finance-bot이 말한 결번 없는 채번은 … 받아들일 수
     없습니다" against "번호에 결번이 없어야 합니다"."""
-    if not (b.author in a.opposes or a.author in b.opposes) or not _may_clash(a, b):
+    if not (b.author in a.opposes or a.author in b.opposes) or not may_clash(a, b):
         return False
     return _word_count(_shared_words(a, b)) >= 1
 
@@ -118,7 +120,7 @@ def _refused_in_words(a: Finding, b: Finding) -> bool:
     only, about one thing: "고객 주소는 인보이스 PDF 에 넣지 말아" against
     "고객 주소가 없으니 추가해 주십시오" (three words in common besides the
     concepts and the polite endings)."""
-    if not _may_clash(a, b):
+    if not may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if ADD in one.prohibits and ADD in other.asks and ADD not in other.prohibits:
@@ -149,7 +151,7 @@ def _name_parts_said(a: Finding, b: Finding) -> set[str]:
         words = set(other.terms)
         for anchor in one.anchors:
             if anchor.startswith("code:") and "_" in anchor:
-                out.update(part for part in anchor[5:].split("_")
+                out.update(word_stem(part) for part in anchor[5:].split("_")
                            if len(part) >= 3 and word_stem(part) in words)
     return out
 
@@ -163,7 +165,7 @@ def _word_count(terms: set[str]) -> int:
     return len(terms) - len(follows)
 
 
-def _may_clash(a: Finding, b: Finding) -> bool:
+def may_clash(a: Finding, b: Finding) -> bool:
     """Neither said it does not conflict with the other, and their places
     (files, routes, environments) may be the same."""
     if b.author in a.agrees or a.author in b.agrees:
@@ -180,7 +182,7 @@ def quantity_in_words(a: Finding, b: Finding, linked: bool = False, cited: bool 
     names in code are about something else), so its values are that setting's;
     `cited`: by the number the other gives it, which is about as sure as a
     concept in common."""
-    if not _may_clash(a, b):
+    if not may_clash(a, b):
         return False
     names_a = {x for x in a.anchors if x.startswith("code:")}
     names_b = {x for x in b.anchors if x.startswith("code:")}
@@ -264,7 +266,7 @@ def _retry_in_words(a: Finding, b: Finding) -> bool:
     off: "prepared statement 캐시는 꺼서는 안 됩니다" against "prepared
     statement 캐시를 꺼야 합니다". (Two words of the points in common besides
     the stance's own.)"""
-    if not _may_clash(a, b):
+    if not may_clash(a, b):
         return False
     for key, own in (("@~retry", _RETRY_TERMS), ("@~sync", _SYNC_TERMS),
                      ("@~switch", _SWITCH_TERMS), ("@~logfile", _LOG_FILE_TERMS),

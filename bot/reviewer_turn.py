@@ -236,12 +236,15 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
             r.tentative[point] = opened
         return loose
     declined = [f for f in still if r.owner.get(f.label) is OwnerAction.DECLINE]
-    if (declined and not clause.topic.strong and asks(text)
-            and (opened not in r.new or opened in r.unasked or r.tentative.get(point) is opened)):
-        # "작업 단위 재시도가 필요합니다" after "재시도는 … 넣지 않았습니다",
-        # "magic bytes 검사를 넣어 주십시오" after "형식 검사는 확장자 방식을
-        # 유지합니다": asking again for what the owner just refused, in its
-        # words or in one concept of it, when they are no other open point's.
+    if (declined and not clause.topic.strong and asks(text) and opened is not None
+            and (opened in r.unasked or r.tentative.get(point) is opened)):
+        # "`reconcile_index`는 5분 주기라 … 못합니다. 작업 단위 재시도가
+        # 필요합니다" after "재시도는 … 넣지 않았습니다", "… 그대로 S3 에
+        # 올라갑니다. magic bytes 검사를 넣어 주십시오" after "형식 검사는
+        # 확장자 방식을 유지합니다": below its argument, asking again for what
+        # the owner just refused, in its words or in one concept of it, when
+        # they are no other open point's. (A request standing alone, "결제 웹훅
+        # 수신 실패 시 재시도가 필요합니다", is a point of its own.)
         said = concepts(clause.topic)
         sharing = [f for f in still if score(clause.topic, f.topic()) >= LOOSE] if loose else [
             f for f in still if said & concepts(f.topic())]

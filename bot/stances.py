@@ -29,15 +29,21 @@ _PRESENT = re.compile(
     # (Not "do not add `structlog`", which `_ABSENT` reads.)
     # (Not "the switch to `orjson` has to be reverted": a change named, not asked.)
     r"(?<!not\s)(?<!n't\s)(?<!never\s)(?<!the\s)"
-    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back"
-    r"|go\s+back\s+to|revert\s+to)"
+    r"\b(?:add|include|enable|use|keep|switch\s+to|move\s+to|re-?add|restore|put\s+back)"
     r"\s+(?:the\s+|a\s+|an\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?`([^`\n]{1,60})`"
+    # ("Go back to `api/render.py:40`: …" points at a line, not a library.)
+    r"|\b(?:go\s+back|revert|switch\s+back)\s+to\s+(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?"
+    r"`((?![^`\n]*[/:])[^`\n]{1,60})`"
     # "Replace the stdlib `json` module with `orjson`": the new one asked there.
     r"|\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`[^`\n]{1,60}`(?:\s+[\w-]+)?\s+with\s+(?:the\s+)?`([^`\n]{1,60})`"
     # "json 모듈을 계속 사용해 주세요", "keep using the standard json module": a
     # library named in plain words.
-    r"|\b([a-z][a-z0-9_-]{1,30})\s*(?:모듈|라이브러리|패키지)(?:을|를)?\s*(?:계속\s*|그대로\s*)?(?:사용|유지|쓰)" + NOT_DONE_KO
-    + r"|\bkeep\s+(?:using\s+)?(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?([a-z][\w-]{1,30})\s+(?:module|library|package)\b"
+    # (Not a description: "json 모듈을 사용하고 있어", "사용하면 느려집니다".)
+    r"|(?<![\w`])`?([a-z][a-z0-9_-]{1,30})`?\s*(?:모듈|라이브러리|패키지)(?:을|를)?\s*(?:계속\s*|그대로\s*)?"
+    r"(?:사용|유지|쓰|써)(?!하?고\s*있|하?면|게\s*되)" + NOT_DONE_KO
+    # (An imperative "keep", not "We keep using the … module, which is slow".)
+    + r"|(?:^|[.;:!]\s+|\b(?:please|should|must|to)\s+)keep\s+(?:using\s+)?(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?"
+    r"`?(?!(?:existing|this|that|same|old|current|new|other)\b)([a-z][\w-]{1,30})`?\s+(?:module|library|package)\b"
     # "Switch `app/logging.py` to `structlog`": the new one asked there.
     r"|\b(?:switch|migrate|port)\s+`[^`\n]{1,60}`\s+(?:over\s+)?to\s+`([^`\n]{1,60})`"
     # "`date-fns` + `date-fns-tz`로 교체": the first of two names asked in.
@@ -56,7 +62,9 @@ _PRESENT = re.compile(
     r"(?:must|should|has\s+to|needs\s+to|will\s+have\s+to)\s+(?:stay|remain)\b|"
     # "`X`를 추가", "`X` 사용"; "`X`로 바꿔" (but "`X`를 바꿔" changes X: not here)
     r"(?:\s*(?:위젯|모달|배너|버튼|필드|컬럼|헤더|옵션|플래그|미들웨어))?"
-    r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시|쓰(?=[고도세십어셔게]))"
+    # ("`orjson.dumps`를 쓰고, …", "써 주세요"; not "쓰고 있어", "쓰게 되면".)
+    r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시"
+    r"|쓰(?=[도세십셔]|고(?!\s*있))|써\s*(?:주|야))"
     r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
     + NOT_DONE_KO,
     re.I,
@@ -114,11 +122,14 @@ _AS_IS = re.compile(
 _OTHERWISE = re.compile(
     r"`([^`\n]{1,60})`(?:을|를)\s*[^.`\n]{0,30}?(?:로|으로)\s*(?:바꿔|바꾸|변경|전환)"
     + NOT_DONE_KO  # (not "바꾸지 말아", "변경하면 안 됩니다")
-    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b"
-    # "`userId` → `user_id`" in a request: renamed.
-    r"|`([^`\n]{1,60})`\s*(?:→|->|=>)\s*`",
+    + r"|(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:change|switch|convert)\s+`([^`\n]{1,60})`\s+(?:to|into)\b",
     re.I,
 )
+# "`userId` → `user_id`" in a request to rename: renamed (not in a condition,
+# "`userId` → `user_id` 처럼 바꾸면 앱이 깨지므로", nor a call chain `a` -> `b` -> `c`).
+_ARROW = re.compile(r"(?<!(?:→|>)\s)(?<!(?:→|>))`([^`\n]{1,60})`\s*(?:→|->|=>)\s*`[^`\n]{1,60}`(?!\s*(?:→|->|=>))")
+_RENAME_ASKED = re.compile(r"통일|바꿔|바꾸어|변경해|맞춰|\b(?:rename|change|switch|convert|migrate)\b", re.I)
+_CONDITION = re.compile(r"[가-힣]면\s|더라도|\b(?:if|even\s+if|when|unless)\b", re.I)
 _NAME = re.compile(r"[\w.:/-]+")
 _ORIGIN = re.compile(r"https?://([^/\s]+)(?:/\S*)?")
 _WORDS = re.compile(r"[a-z_][\w.-]*(?:\s+[\w./-]+){1,2}")  # `USER app`, not `Cache-Control: x`
@@ -173,7 +184,10 @@ def presence(clause: str) -> set[str]:
     (`^@x`) or changed (`~@x`)."""
     out: set[str] = set()
     dotted: dict[str, set[tuple[str, str]]] = {}  # sign -> (module, function) named
-    for sign, pattern in (("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)):
+    patterns = [("+", _PRESENT), ("-", _ABSENT), ("^", _AS_IS), ("~", _OTHERWISE)]
+    if "`" in clause and _RENAME_ASKED.search(clause) and not _CONDITION.search(clause):
+        patterns.append(("~", _ARROW))
+    for sign, pattern in patterns:
         for match in pattern.finditer(clause):
             said = next(g for g in match.groups() if g).strip()
             name = said.lower().rstrip("()").strip()
@@ -210,7 +224,10 @@ def presence(clause: str) -> set[str]:
     return out
 
 
-_MODULE_FUNCTION = re.compile(r"([a-z][a-z0-9_]*)\.([a-z_][a-z0-9_]*)")
+# (Not an object's attribute: `self.timeout`, `settings.timeout`.)
+_MODULE_FUNCTION = re.compile(
+    r"(?!(?:self|cls|this|settings|config|cfg|conf|app|request|req|ctx|obj|args|kwargs|options|opts)\.)"
+    r"([a-z][a-z0-9_]*)\.([a-z_][a-z0-9_]*)")
 
 
 # A library's class: `httpx.AsyncClient`, `urllib3.PoolManager` (not

@@ -503,7 +503,10 @@ HEADING = re.compile(
     r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$"
     # "수정이 필요한 부분입니다.", "확인할 사항은 다음과 같습니다.": a line that
     # introduces the list below it, as a colon does.
-    r"|^.{0,30}(?:필요한|고칠|고쳐야\s*할|수정할|확인할|검토할)\s*(?:부분|사항|점|것)(?:들)?(?:은|는)?\s*"
+    # (Only a few lead words before it: "`x` 설정이 필요한 부분입니다" names
+    # what is wrong, a point of its own.)
+    r"|^\s*(?:아래는\s*|다음은\s*|몇\s*가지\s*)?(?:(?:수정|보완|개선|확인|검토)(?:이|가)?\s*)?"
+    r"(?:필요한|고칠|고쳐야\s*할|수정할|확인할|검토할)\s*(?:부분|사항|점)(?:들)?(?:은|는)?\s*"
     r"(?:다음과\s*같습니다|아래와\s*같습니다|입니다)\.?\s*$"
     # "추가로,", "Also," alone on a line: it leads into the point below.
     r"|^\W*(?:추가로|또한|그리고|also|additionally|in\s+addition|plus)\s*[,.…]?\s*$", re.I)

@@ -58,6 +58,10 @@ def test_round_numbers_in_words() -> None:
     text = numerals("Please keep each product lookup to a hundred ids or fewer per query.")
     assert "100 ids or fewer" in text
     assert numerals("two thousand rows") == "2000 rows"
+    # Part of a longer number: left as it is.
+    assert "100" not in numerals("a hundred thousand rows")
+    assert "200" not in numerals("two hundred fifty rows") and "50" not in numerals("two hundred fifty rows")
+    assert "100 ids" in numerals("A Hundred ids")
     start = text.index("100")
     assert bound_of(text, start, start + 3) == "<="  # at most a hundred
     assert bound_of("100 or fewer", 0, 3) == "<="
@@ -76,3 +80,15 @@ def test_asking_again_in_the_words_of_the_refused_point_repeats_it() -> None:
     sim.say(Role.OWNER, "STEP_DONE")
     assert [f.label for f in sim.state.findings] == ["F1"]
     assert sim.state.findings[0].stall == 1
+
+
+def test_a_new_request_standing_alone_after_a_refusal_is_new() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "상품 색인 동기화를 만들어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n- Celery 작업 `index_product`")
+    sim.say(Role.REVIEWER, "`search/tasks.py:27` `index_product`가 실패하면 로그만 남기고 끝납니다. "
+                           "`autoretry_for`와 backoff를 설정해 주세요.")
+    sim.say(Role.OWNER, "재시도는 5분마다 도는 `reconcile_index`가 누락분을 메우므로 넣지 않았습니다.")
+    sim.say(Role.REVIEWER, "결제 웹훅 수신 실패 시 재시도가 필요합니다.")
+    sim.say(Role.OWNER, "STEP_DONE")
+    assert [f.label for f in sim.state.findings] == ["F1", "F2"]

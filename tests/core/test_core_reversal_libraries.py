@@ -22,8 +22,18 @@ def test_replacing_a_library_asks_one_in_and_one_out() -> None:
     assert {"+@orjson", "-@json"} <= presence("`json.dumps` 대신 `orjson.dumps`를 쓰고")
     assert presence("직렬화는 json 모듈을 계속 사용해 주세요.") == {"+@json"}
     assert presence("Please keep using the standard json module.") == {"+@json"}
-    # One function of one module named twice asks no module.
+    # One function of one module named twice asks no module; an object's
+    # attribute is no module.
     assert "+@json" not in presence("`json.dumps` 대신 `json.dump`를 쓰고")
+    assert "+@settings" not in presence("`self.timeout` 대신 `settings.timeout`을 쓰고")
+    # Descriptions and conditions ask nothing.
+    for text in ("지금은 json 모듈을 사용하고 있어 응답이 느립니다.", "json 모듈을 사용하면 느려집니다.",
+                 "We keep using the standard logging module in the worker, which is slow.",
+                 "`orjson`을 쓰고 있어 느립니다.", "`orjson`을 쓰게 되면 빌드가 깨집니다.",
+                 "Go back to `api/render.py:40`: the loop still allocates.", "keep the existing module"):
+        assert presence(text) == set(), text
+    assert presence("`orjson`을 써 주세요.") == {"+@orjson"}
+    assert presence("Keep using the stdlib `json` module.") == {"+@json"}
 
 
 def test_a_library_replaced_then_asked_back_is_reversed() -> None:
@@ -44,6 +54,11 @@ def test_a_library_asked_in_code_and_kept_out_in_words_is_reversed() -> None:
     # Another module of the same room asked in: no reversal.
     other = _finding("F3", "platform-bot", "로그 포맷은 `structlog`를 계속 사용해 주세요.")
     assert not reverses(other, perf)
+    # Said to agree with it: no reversal.
+    agreeing = _finding("F4", "platform-bot", "perf-bot 님 의견에 동의합니다. 배포 스크립트 쪽은 json "
+                                              "모듈을 계속 사용해 주세요.")
+    agreeing.agrees = ["perf-bot"]
+    assert not reverses(agreeing, perf)
 
 
 def test_not_null_with_its_default_and_nullable_as_a_condition() -> None:
