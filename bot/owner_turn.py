@@ -58,6 +58,7 @@ def read_owner(
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
     aside: set[int] = set()  # points about other work ("Unrelated: …")
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
+    labelled = {label for _, text in items(messages) for label in owner_clause(text).labels}
     # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
     # point's other clauses name, wherever it stands in the point.
     for point, text in sorted(items(messages),
@@ -122,6 +123,10 @@ def read_owner(
             # the link is built from `APP_BASE_URL`": every finding it names.
             targets += [f for f in open_findings
                         if f not in targets and f.topic().strong & clause.topic.strong]
+        if clause.act is Act.DECLINE and not (clause.labels or clause.ordinals):
+            # "- F2: `prod.env` → `LOG_LEVEL=WARN` - base stays `INFO`": a turn
+            # that answers findings by label keeps an unlabelled refusal off them.
+            targets = [f for f in targets if f.label not in labelled]
         settled = _about_settled(clause, findings, best)
         if settled:
             targets = []
@@ -157,7 +162,8 @@ def read_owner(
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
     leftover = [f for f in open_findings if f.label not in addressed]
     for clause in general:
-        touched = [f for f in leftover if score(clause.topic, f.topic()) >= TOUCH] if (
+        touched = [f for f in leftover if score(clause.topic, f.topic()) >= TOUCH
+                   and f.label not in labelled] if (
             clause.act is Act.DECLINE and not clause.everything) else []
         if len(touched) == 1:
             # "- bulk 배치 1000으로 조정 … - 삭제 처리는 … 넣지 않겠습니다": the one

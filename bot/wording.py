@@ -640,6 +640,11 @@ NO_CONCERN = words(
     r"|번호(?:를)?\s*(?:다시\s*)?매|\brenumber",
     re.I,
 )
+# "`app-db`는 대상이 아니므로 7일로 줄이는 데 이견 없습니다", "No objection to
+# lowering `X` to 7": agreeing with what another asked, whatever it names.
+NO_OBJECTION = re.compile(
+    r"(?:이견|반대\s*의견)(?:은|는|이|가|도)?\s*없(?:습니다|어요|음)\W*$"
+    r"|^\W*(?:i\s+have\s+)?no\s+objections?\s+to\b(?![^.;]*\b(?:but|except|however)\b)", re.I)
 # "No findings from me.", "별도 요청은 없습니다": the reviewer's turn asks for
 # nothing; what it states is context, not a finding.
 NO_FINDINGS = words(
