@@ -407,8 +407,9 @@ def _cache_directives(finding: Finding) -> set[str]:
 
 
 # Directives no response can carry together: one forbids what the other asks.
+# ("immutable" says never check back; "no-cache", check back every time.)
 _CACHE_EXCLUSIVE = (({"no-store"}, {"max-age", "s-maxage", "public", "immutable"}),
-                    ({"private"}, {"public", "s-maxage"}))
+                    ({"private"}, {"public", "s-maxage"}), ({"no-cache"}, {"immutable"}))
 
 
 def _cache_conflict(a: Finding, b: Finding) -> bool:

@@ -243,3 +243,29 @@ def formats(clause: str) -> list[tuple[int, str]]:
                 else "epoch_ms" if m.group("ms") else "epoch_s")
         out.append((m.start(), "=fmt:" + kind))
     return out
+
+
+# Caching asked in words: "browsers should check back with our server every
+# time", "매번 서버에 재검증" (`no-cache`); "must not be kept in browser caches at
+# all", "브라우저 캐시에 저장하지 않도록" (`no-store`). Given to `Cache-Control`.
+_NO_CACHE_WORDS = re.compile(
+    r"\b(?:check\s+back\s+with|revalidate\s+(?:with|against))\s+(?:the\s+|our\s+)?(?:origin|server)\s+"
+    r"(?:every\s+time|each\s+time|on\s+every\s+request)"
+    r"|\brevalidated?\s+(?:on\s+)?(?:every|each)\s+(?:request|time|load)"
+    r"|(?:매번|요청마다)\s*(?:서버에\s*)?(?:재검증|다시\s*확인)", re.I)
+_NO_STORE_WORDS = re.compile(
+    r"\b(?:must|should)\s+(?:not|never)\s+be\s+(?:stored|cached|kept)\s+(?:in|by)\s+(?:any\s+|the\s+)?"
+    r"(?:browser\s+|shared\s+)?caches?\s+at\s+all\b"
+    r"|(?:브라우저|공유)?\s*캐시에\s*(?:아예\s*)?(?:저장|보관)(?:하지|되지)\s*(?:않|말)", re.I)
+
+
+_CACHE_HINT = re.compile(r"cach|캐시|check\s+back|revalidat|재검증|다시\s*확인", re.I)
+
+
+def cache_words(clause: str) -> list[tuple[int, str]]:
+    """(where, directive) of each `Cache-Control` directive asked in words."""
+    if not _CACHE_HINT.search(clause):
+        return []  # (most clauses: one quick look)
+    out = [(m.start(), "=no-cache") for m in _NO_CACHE_WORDS.finditer(clause)]
+    out += [(m.start(), "=no-store") for m in _NO_STORE_WORDS.finditer(clause)]
+    return out

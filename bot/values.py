@@ -28,6 +28,7 @@ from bot.stances import (
 )
 from bot.value_forms import (
     assignments,
+    cache_words,
     destinations,
     formats,
     is_version,
@@ -282,6 +283,8 @@ def setting_values(text: str) -> frozenset[str]:
             add(value, at)
         for at, value in wildcards(clause):
             add(value, at)
+        for at, value in cache_words(clause):
+            add(value, at, "cache-control")
         for at, value, old_name in renames(clause):
             add(value, at, old_name)
     if any(v.startswith(("+@", "-@")) or (v.startswith(("=true@", "=false@")) and not v.endswith("@"))

@@ -2,7 +2,8 @@
 rooms wrote them: a cloud region by its place ("미국 동부 리전"), a log level
 lowered ("`WARNING`으로 내려"), CORS opened to every origin in Korean, and a
 reduction forbidden in the verb's other form ("줄이면 안 됩니다" against
-"줄여 주십시오")."""
+"줄여 주십시오"), and caching asked in words ("check back with our server
+every time") against `immutable`."""
 
 from __future__ import annotations
 
@@ -55,3 +56,20 @@ def test_a_reduction_forbidden_in_the_base_form() -> None:
     # ("하여" is 하다's form, no verb ending in 이.)
     other = _finding("F3", "security-bot", "`logs/access/` 보관 기간은 검토하여 주십시오.")
     assert not reverses(other, cut)
+
+
+def test_caching_asked_in_words_against_immutable() -> None:
+    long_lived = _finding("F1", "perf-bot", "Serve product photos with `Cache-Control: public, "
+                                            "max-age=31536000, immutable`.")
+    check_back = _finding("F4", "content-bot", "Product images must not be kept in browser caches like "
+                                               "that; browsers should check back with our server "
+                                               "every time before showing a stored copy.")
+    assert "=no-cache@cache-control" in setting_values(
+        "browsers should check back with our server every time before showing a stored copy")
+    assert reverses(check_back, long_lived)
+    # Revalidating beside a lifetime without `immutable` is no conflict.
+    fresh = _finding("F2", "perf-bot", "Serve product photos with `Cache-Control: public, max-age=600`.")
+    assert not reverses(check_back, fresh)
+    # Words about caching that ask no directive give none.
+    assert not any(v.endswith("@cache-control") for v in setting_values(
+        "The cache hit rate is 95% on product pages."))
