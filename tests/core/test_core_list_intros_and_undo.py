@@ -85,3 +85,16 @@ def test_a_thing_added_then_asked_out_in_english() -> None:
     job.status = FindingStatus.FIXED
     debug = _finding("F8", "sec-bot", "Remove the debug print in the welcome email send job.")
     assert not reverses(debug, job)
+
+
+def test_loosened_again_as_before_is_asked_back() -> None:
+    strict = _finding("F1", "sec-bot", "`SESSION_COOKIE_SAMESITE = \"None\"`이면 다른 사이트에서 보낸 요청에도 "
+                                       "세션 쿠키가 실려 CSRF 방어가 토큰 하나에만 의존하게 됩니다. "
+                                       "`SESSION_COOKIE_SAMESITE = \"Strict\"`로 바꿔야 합니다.")
+    strict.status = FindingStatus.FIXED
+    back = _finding("F3", "ux-bot", "세션 쿠키가 외부 사이트에서 돌아오는 요청에도 실리도록, 세션 쿠키의 "
+                                    "SameSite 제한을 다시 풀어 이전처럼 교차 사이트 전송을 허용해 주세요.")
+    assert reverses(back, strict)
+    # As before, but about something the fixed point never named: no reversal.
+    other = _finding("F4", "ux-bot", "결제 완료 화면의 안내 문구를 이전처럼 두 줄로 허용해 주세요.")
+    assert not reverses(other, strict)
