@@ -212,6 +212,8 @@ def close_turn(
             owner.actions if owner is not None else None,
             max(round_no, 1),
             decisions,
+            approving=frozenset(a for a in turn.authors()
+                                if parse_status(turn.messages(a)).is_approval),
         )
         closed.questions = [*pending, *outcome.questions]
         if outcome.contradictions:

@@ -29,17 +29,22 @@ def judge_round(
     owner: dict[str, OwnerAction] | None,
     round_no: int,
     decisions: dict[str, str] | None = None,
+    *,
+    approving: frozenset[str] = frozenset(),
 ) -> RoundOutcome:
     """Apply one reviewer turn (per author) to the ledger, after the owner's turn.
 
     `owner` is None when the reviewer turn completes no round (it spoke before
     any owner turn); findings it raises still count, in the next round.
     `decisions`: the optional judge's answers to the rules' questions, by key.
+    `approving`: the reviewers whose status approves (the turn as a whole may
+    not: another reviewer has points open).
     """
     out = RoundOutcome()
     owner = owner or {}
     for author, messages in turns:
-        judge_author(findings, author, messages, owner, round_no, out, decisions or {})
+        judge_author(findings, author, messages, owner, round_no, out, decisions or {},
+                     approving=author in approving)
     # (A fix reported for a reviewer who stayed silent leaves its point open:
     # only its author can say it holds. But the change is made, and another
     # reviewer asking it undone reverses it.)

@@ -52,10 +52,13 @@ def judge_author(
     round_no: int,
     out: RoundOutcome,
     decisions: dict[str, str],
+    *,
+    approving: bool = False,
 ) -> None:
     """Apply `author`'s messages of a reviewer turn to the ledger: new findings
     are appended to `findings`, what happened to each is recorded in `out`.
-    `owner` is what the owner's turn before it did to each finding."""
+    `owner` is what the owner's turn before it did to each finding;
+    `approving`: the author's status approves."""
     r = Reading.start(findings, author, messages, owner, decisions)
     asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
     named: dict[int, tuple[int, ...]] = {}  # the numbers a point's first clause names
@@ -67,7 +70,9 @@ def judge_author(
             # "2번은 설명을 듣고 보니 타당합니다. … 해당 지적은 철회하겠습니다":
             # what the point withdraws is the point it named.
             clause = replace(clause, ordinals=named[point])
-        if clause.act is Act.FACT or point in r.taken_back or (
+        # (An approving reviewer's statements are its evidence, not points:
+        # "LGTM — staging pods show `LOG_LEVEL=DEBUG`".)
+        if clause.act is Act.FACT or point in r.taken_back or (approving and clause.asserted) or (
                 r.quiet and clause.act is Act.FINDING and not asks(text)) or (
                 r.doubts and not asks(text) and w.THE_COMMIT.match(text)):
             continue
