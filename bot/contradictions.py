@@ -38,7 +38,8 @@ from bot.setting_names import (
 )
 from bot.stances import LITERAL_WORDS
 from bot.topics import Topic
-from bot.values import setting_values
+from bot.values import NAME_UNITS, setting_values
+from bot.wording import LIBRARY_KINDS
 
 
 def reversals(findings: list[Finding], out: RoundOutcome, round_no: int,
@@ -140,7 +141,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     # ("30 s already drops chunks; give it at least a minute" beside
     # `upstream.timeout: 30s`: the number names the setting.)
     by_number = cited(a, b) | cited(b, a)
-    shared |= by_number
+    shared |= by_number | _one_name_two_units(a, b)
     if not shared and _destinations(a) and _destinations(b):
         # "S3 (`s3://acme-reports/monthly/`)에 올리고" against "`/mnt/secure-reports`
         # 에만 저장하도록": two places asked for what both name (`reports` of
@@ -320,7 +321,7 @@ def _other_value(a: Finding, b: Finding) -> bool:
     # 유지") what the other asks to change ("`created_at`을 정수로 바꿔").
     if _asked_both_ways(a, b, "+", "-") or _asked_both_ways(a, b, "^", "~"):
         return True
-    if _cache_conflict(a, b):
+    if _cache_conflict(a, b) or _two_libraries(a, b) or _one_name_two_units(a, b):
         return True
     va = _by_setting([v for v in a.values if not v.startswith(("!", "+", "-", "^", "~"))])
     vb = _by_setting([v for v in b.values if not v.startswith(("!", "+", "-", "^", "~"))])
@@ -390,6 +391,30 @@ def _asked_both_ways(a: Finding, b: Finding, one: str, other: str) -> bool:
                       if v.rsplit("@", 1)[0] == _SWITCHED[sign] and not v.endswith("@")}
         return named
     return bool(names(a, one) & names(b, other) or names(a, other) & names(b, one))
+
+
+def _two_libraries(a: Finding, b: Finding) -> bool:
+    """"HTTP 클라이언트를 `httpx.AsyncClient`로 교체해" against "`aiohttp`로 가야
+    합니다": each asks in a library of one kind, and not the other's."""
+    def asked(f: Finding) -> set[str]:
+        return {v[2:] for v in f.values if v.startswith("+@")}
+    mine, theirs = asked(a), asked(b)
+    return any(mine & kind and theirs & kind and not mine & theirs & kind
+               for kind in LIBRARY_KINDS)
+
+
+def _one_name_two_units(a: Finding, b: Finding) -> set[str]:
+    """"`checkout_latency_seconds`로 바꾸고" against "이 지표 이름은
+    `checkout_latency_ms`로": one name asked of a thing, with two units."""
+    def unitless(name: str) -> str:
+        parts = name.split("_")
+        return "_".join(parts[:-1]) if len(parts) >= 3 and parts[-1] in NAME_UNITS else ""
+    out = set()
+    for x in (v[2:] for v in a.values if v.startswith("+@")):
+        for y in (v[2:] for v in b.values if v.startswith("+@")):
+            if x != y and unitless(x) and unitless(x) == unitless(y):
+                out |= {"code:" + x, "code:" + y}
+    return out
 
 
 def _cache_directives(finding: Finding) -> set[str]:

@@ -28,6 +28,11 @@ def _meets(x: str, y: str) -> bool:
     bx, nx, ux = _parse(x)
     by, ny, uy = _parse(y)
     if nx is None or ny is None:
+        # (An address with its port and one without: "127.0.0.1:9100" meets
+        # "loopback only", asked in words with no port.)
+        hx, hy = _ADDRESS.fullmatch(x), _ADDRESS.fullmatch(y)
+        if hx and hy and not (hx.group(2) and hy.group(2)):
+            return hx.group(1) == hy.group(1)
         return False  # two literals, not the same
     if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
         return False
@@ -53,6 +58,9 @@ def _bounds_meet(bx: str, x: Any, by: str, y: Any) -> bool:
 
 # A package version, "2.32.0" asked as `>=2.32.0ver` (at least), `2.31.0ver` (exactly).
 VERSION = "ver"
+
+
+_ADDRESS = re.compile(r"=(\d{1,3}(?:\.\d{1,3}){3})(:\d+)?")
 
 
 def _versions_meet(x: str, y: str) -> bool:

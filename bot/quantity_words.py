@@ -43,7 +43,8 @@ def _things(m: re.Match[str]) -> str:
 
 
 # "워커 프로세스는 두 개로", "열 대까지": things counted in words.
-_COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명)(?![가-힣]*째)")
+# ("여덟 갈래로 나눠": eight parts, counted as things.)
+_COUNT_THINGS = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개|대|장|명|갈래)(?![가-힣]*째)")
 
 
 # "2 hours", "30 minutes", "for an hour", "한 시간 이내": a duration in words,
@@ -107,7 +108,8 @@ def numerals(text: str) -> str:
     if _DURATION_KO.search(text):
         text = _DURATION_KO.sub(lambda m: f"{_NUMERAL[m.group(1)]}시간", text)
     if _COUNT_THINGS.search(text):
-        text = _COUNT_THINGS.sub(lambda m: f"{_NUMERAL[m.group(1)]}{m.group(2)}", text)
+        text = _COUNT_THINGS.sub(
+            lambda m: f"{_NUMERAL[m.group(1)]}{m.group(2).replace('갈래', '개')}", text)
     if not _COUNT.search(text):
         return text
     return _COUNT.sub(lambda m: f"{m.group(3) or _NUMERAL[(m.group(1) or m.group(2)).lower()]}회", text)

@@ -24,7 +24,26 @@ def in_words(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
     return (quantity_in_words(a, b) or _retry_in_words(a, b)
             or _back_in_words(a, b, reported) or _opposed_in_words(a, b)
             or _refused_in_words(a, b) or _taken_out_in_words(a, b, reported)
-            or _just_undone(a, b, reported))
+            or _just_undone(a, b, reported) or _removal_refused(a, b, reported))
+
+
+# Verbs of removing, as a prohibition holds them ("지우지 말고", "삭제하지 마세요",
+# "don't delete").
+_REMOVE_VERBS = frozenset({"지우", "삭제", "제거", "없애", "빼", "delete", "remove", "drop"})
+
+
+def _removal_refused(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
+    """"회원 행은 지우지 말고 … 되돌려 주세요" after "회원 행 자체를 물리
+    삭제해야 합니다" was done: the removal the other asked for, refused in any
+    verb of removing and asked undone, about what both name."""
+    if not may_clash(a, b):
+        return False
+    for one, other in ((a, b), (b, a)):
+        if (_REMOVE_VERBS.intersection(one.prohibits) and _UNDO.intersection(one.asks)
+                and TAKE_OUT in other.asks and is_made(other, reported)
+                and _shared_words(one, other)):
+            return True
+    return False
 
 
 def _just_undone(a: Finding, b: Finding, reported: frozenset[str]) -> bool:

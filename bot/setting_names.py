@@ -13,6 +13,7 @@ from functools import lru_cache
 from bot.finding import Finding
 from bot.quantities import kind
 from bot.topics import word_stem
+from bot.value_forms import FILE_FORMATS
 from bot.wording import EN_CONCEPT, is_file
 
 # The kinds of timeout a client keeps apart: "lower the connect timeout to 3 s"
@@ -86,9 +87,10 @@ def cited(a: Finding, b: Finding) -> set[str]:
 
 
 # Words of a name that say how it is kept, not what: a unit, a switch's verb.
-_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "hours",
-                         "days", "bytes", "kb", "mb", "enable", "enabled", "disable",
-                         "disabled", "use", "flag"})
+# (`RATE_LIMIT_PER_MIN` is a rate's limit: "per min" says in what.)
+_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "min",
+                         "hours", "days", "bytes", "kb", "mb", "per", "enable", "enabled",
+                         "disable", "disabled", "use", "flag"})
 # ("allowed origins" says the whole of `cors_allowed_origins`, but what
 # `allow_origins` means is its origins.)
 _HOW_WORDS = _UNIT_WORDS | {"allow", "allowed"}
@@ -165,6 +167,9 @@ def _words(finding: Finding) -> set[str]:
     words = set(finding.terms)
     if any(v[:2] in ("<=", ">=") and v.endswith("@") for v in finding.values):
         words.add("~limit")
+    # ("엑셀(xlsx)로 바꿔야" says what `EXPORT_FORMAT` holds, as "형식" would.)
+    if any(v[:-1] in FILE_FORMATS for v in finding.values if v.endswith("@")):
+        words.add("~format")
     return words
 
 

@@ -44,6 +44,11 @@ _PRESENT = re.compile(
     # (An imperative "keep", not "We keep using the … module, which is slow".)
     + r"|(?:^|[.;:!]\s+|\b(?:please|should|must|to)\s+)keep\s+(?:using\s+)?(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?"
     r"`?(?!(?:existing|this|that|same|old|current|new|other)\b)([a-z][\w-]{1,30})`?\s+(?:module|library|package)\b"
+    # "이 지표 이름은 `checkout_latency_ms`로 해 주십시오", "name it `X`",
+    # "rename the metric to `X`": the name asked.
+    r"|(?:이름|명칭)(?:은|을|는)?\s*`([^`\n]{1,60})`(?:으로|로)\s*(?:해|지어|정해|바꿔|변경)"
+    r"|\b(?:name|call)\s+(?:it|this|the\s+\w+)\s+`([^`\n]{1,60})`"
+    r"|\brename\s+(?:it|this|the\s+\w+)\s+(?:to|as)\s+`([^`\n]{1,60})`"
     # "Switch `app/logging.py` to `structlog`": the new one asked there.
     r"|\b(?:switch|migrate|port)\s+`[^`\n]{1,60}`\s+(?:over\s+)?to\s+`([^`\n]{1,60})`"
     # "`date-fns` + `date-fns-tz`로 교체": the first of two names asked in.
@@ -65,7 +70,8 @@ _PRESENT = re.compile(
     # ("`orjson.dumps`를 쓰고, …", "써 주세요"; not "쓰고 있어", "쓰게 되면".)
     r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시"
     r"|쓰(?=[도세십셔]|고(?!\s*있))|써\s*(?:주|야))"
-    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체))"
+    # ("`aiohttp`로 가야 합니다": the one to go with.)
+    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체|가야))"
     + NOT_DONE_KO,
     re.I,
 )

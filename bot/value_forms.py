@@ -94,6 +94,51 @@ def regions(clause: str) -> list[tuple[int, str]]:
     return [(at, "=" + code) for code, at in seen.items()]
 
 
+# Where a listener takes connections, asked in words: "listen on loopback
+# only", "localhost에서만 받도록" (`=127.0.0.1`); "on all interfaces", "모든
+# 인터페이스에서" (`=0.0.0.0`). The address a bind setting gives in code
+# (`METRICS_BIND = "0.0.0.0:9100"`) is its other value.
+_LOOPBACK = re.compile(
+    r"\b(?:loopback|localhost)(?:\s+(?:interface|address))?\s+only\b"
+    r"|\bonly\s+(?:on|to)\s+(?:the\s+)?(?:loopback|localhost)\b"
+    r"|(?:루프백|로컬호스트|\blocalhost|\bloopback)\s*(?:인터페이스|주소)?\s*(?:에서|에|으로|로)만", re.I)
+_ANY_INTERFACE = re.compile(r"\b(?:on|to)\s+all\s+(?:network\s+)?interfaces\b"
+                            r"|모든\s*(?:네트워크\s*)?인터페이스(?:에서|에|로)", re.I)
+_LISTEN_HINT = re.compile(r"loopback|localhost|interface|루프백|로컬호스트|인터페이스", re.I)
+
+
+def listen_addresses(clause: str) -> list[tuple[int, str]]:
+    """(where, address) of each listening address asked in words."""
+    if not _LISTEN_HINT.search(clause):
+        return []  # (most clauses: one quick look)
+    out = [(m.start(), "=127.0.0.1") for m in _LOOPBACK.finditer(clause)]
+    return out + [(m.start(), "=0.0.0.0") for m in _ANY_INTERFACE.finditer(clause)]
+
+
+# A file format asked in words: "엑셀(xlsx)로 바꿔야", "CSV 대신 parquet으로",
+# "export it as Excel" (`=xlsx`, `=parquet`: as a format setting holds them in
+# code, `EXPORT_FORMAT = "parquet"`). Not the format refused: "CSV가 아니라",
+# "instead of CSV".
+_FILE_FORMAT = r"(csv|tsv|xlsx|excel|엑셀|parquet|jsonl|ndjson|json|pdf|xml|avro)"
+_FORMAT_ASKED = re.compile(
+    _FILE_FORMAT + r"\)?\s*(?:파일|형식|포맷)?\s*(?:으로|로)(?![가-힣])"
+    r"|\b(?:to|as|in|into)\s+(?:an?\s+)?" + _FILE_FORMAT + r"\b", re.I)
+_FORMAT_HINT = re.compile(r"csv|tsv|xlsx|excel|엑셀|parquet|json|pdf|xml|avro", re.I)
+FILE_FORMATS = frozenset({"=csv", "=tsv", "=xlsx", "=parquet", "=jsonl", "=ndjson", "=json", "=pdf",
+                          "=xml", "=avro"})
+
+
+def file_formats(clause: str) -> list[tuple[int, str]]:
+    """(where, format) of each file format asked in words."""
+    if not _FORMAT_HINT.search(clause):
+        return []  # (most clauses: one quick look)
+    out = []
+    for m in _FORMAT_ASKED.finditer(clause):
+        said = (m.group(1) or m.group(2)).lower()
+        out.append((m.start(), "=" + ("xlsx" if said in ("excel", "엑셀") else said)))
+    return out
+
+
 # Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it
 # back to `billing/invoice_pdf.py`" (`=at:billing/invoice_pdf.py`). Two places
 # asked for one function are two values of one setting.
@@ -142,9 +187,21 @@ def languages(clause: str) -> list[tuple[int, str]]:
             for m in _LANGUAGE.finditer(clause)]
 
 
+# A zone asked as whose it is, with the name that holds it: "in the
+# recipient's timezone (`booking.customer.tz`)", "수신자 시간대(`user.tz`)로".
+_ZONE_OF = re.compile(
+    r"\b(?:in|to|use)\s+(?:the\s+)?[\w-]+(?:'s|s')\s+(?:time\s*zone|zone)\s*\(?`([\w.]{1,60})`"
+    r"|(?:시간대|타임존)\s*\(?`([\w.]{1,60})`\)?\s*(?:기준|으로|로(?![가-힣]))", re.I)
+
+
 def zones(clause: str) -> list[tuple[int, str]]:
-    """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`."""
-    return [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]
+    """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`,
+    `=tz:booking.customer.tz` (the zone a name holds)."""
+    out = [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]
+    if "`" in clause:
+        out += [(m.start(), "=tz:" + (m.group(1) or m.group(2)).lower())
+                for m in _ZONE_OF.finditer(clause)]
+    return out
 
 
 def destinations(clause: str) -> list[tuple[int, str]]:

@@ -30,9 +30,11 @@ from bot.value_forms import (
     assignments,
     cache_words,
     destinations,
+    file_formats,
     formats,
     is_version,
     languages,
+    listen_addresses,
     regions,
     renames,
     versions,
@@ -144,6 +146,8 @@ def setting_values(text: str) -> frozenset[str]:
     out: set[str] = set()
     # ("**60**으로 낮춰": emphasis marks are no part of the value.)
     text = clock(numerals(w.ungrouped(plain(text))))
+    if "(" in text:
+        text = _DESCRIBED.sub(r"\1", text)
     stances: set[int] = set()
     timing: set[int] = set()
     logfiles: set[int] = set()
@@ -241,6 +245,9 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
                 if _CHANGED_FROM.match(clause, match.end()):
                     continue  # "`workers = 2`를 `workers = 8`로": what it is now
+            flag = _FLAG.fullmatch(literal)
+            if flag and not assigned:  # `--splits 2`: the flag's value, as `splits = 2`
+                key, literal = flag.group(1), flag.group(2)
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
                 if _CHANGED_FROM.match(clause, match.end()):
@@ -283,6 +290,12 @@ def setting_values(text: str) -> frozenset[str]:
             add(value, at)
         for at, value in wildcards(clause):
             add(value, at)
+        for at, value in file_formats(clause):
+            add(value, at, "")  # (of the file the words name, not of a name before it)
+        for at, value in listen_addresses(clause):
+            # (Of the listener the point names in words, not of the name in
+            # code before it: "`ingest_errors_total` … listen on loopback only".)
+            add(value, at, "")
         for at, value in cache_words(clause):
             add(value, at, "cache-control")
         for at, value, old_name in renames(clause):
@@ -304,20 +317,30 @@ _DEBUG_LOGGING = re.compile(r"(?:디버그|\bdebug)\s*(?:수준|레벨|level\s+)
 
 
 # "1시간으로 늘린 것은 되돌려": the value a change set, asked undone (not asked).
+# ("15분으로 줄인 변경은 다시 3600으로 돌려": the value it goes back to may
+# come between.)
 _UNDONE = re.compile(
     r"`?\s*(?:으로|로)?\s*(?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한|정한|잡은)\s*"
-    r"(?:것|부분|건|값|변경)(?:은|을|도|는)?\s*(?:다시\s*)?(?:되돌|원복|롤백|취소|원래대로)")
+    r"(?:것|부분|건|값|변경)(?:은|을|도|는)?\s*(?:다시\s*)?(?:\S{1,12}?(?:으로|로)\s*)?"
+    r"(?:되돌|돌려|돌리|원복|롤백|취소|원래대로)")
+# "15분으로 줄인 변경(`ACCESS_TOKEN_TTL = 900`)은": the parenthesis says what
+# the change set, which is no value asked.
+_DESCRIBED = re.compile(r"((?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한)\s*(?:것|부분|건|값|변경))\s*\([^)\n]{0,80}\)")
 # A setting whose name ends in a unit counts in it: `CACHE_TTL_SECONDS` 3600
 # is 3600 s, which "1분 이하" (at most a minute) is not.
-_NAME_UNITS = {"seconds": "s", "secs": "s", "sec": "s", "ms": "ms", "millis": "ms",
+NAME_UNITS = {"seconds": "s", "secs": "s", "sec": "s", "ms": "ms", "millis": "ms",
                "minutes": "min", "mins": "min", "hours": "h", "days": "d"}
 _BARE_NUMBER = re.compile(r"(?:[<>]=)?\d+(?:\.\d+)?")
 
 
 def _in_units_of(value: str, key: str) -> str:
     """`value` with the unit `key`'s name ends in, when it is a bare number."""
-    unit = _NAME_UNITS.get(key.rsplit("_", 1)[-1]) if "_" in key else None
+    unit = NAME_UNITS.get(key.rsplit("_", 1)[-1]) if "_" in key else None
     return value + unit if unit and _BARE_NUMBER.fullmatch(value) else value
+
+
+# A command-line flag with its value in a code span: `--splits 2`.
+_FLAG = re.compile(r"--([a-z][a-z0-9_-]*)\s+(\d+(?:\.\d+)?)")
 
 
 # Log levels in code are values, not names: "must stay at `warn`".

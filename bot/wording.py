@@ -111,8 +111,10 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "race": ("race", "concurrent", "concurrency", "parallel", "simultaneous", "동시성", "동시에", "경쟁"),
     "memory": ("memory", "ram", "메모리"),
     "limit": ("limit", "cap", "maximum", "max", "제한", "상한", "한도"),
-    "rate": ("rate", "throttle", "throttling", "속도"),
+    "rate": ("rate", "throttle", "throttling", "속도", "분당", "초당", "시간당"),
     "batch": ("batch", "배치"),
+    # (Work cut into parts run apart: `--splits 4`, "4개 shard", "여덟 갈래로 나눠".)
+    "split": ("split", "splits", "shard", "shards", "sharding", "샤드", "분할", "나눠", "나누"),
     "size": ("size", "크기", "사이즈"),
     # (Korean only with what follows it: "풀" alone is also "pull" and "solve".)
     "pool": ("pool", "pooling", "풀 크기", "풀 사이즈", "커넥션 풀", "연결 풀", "풀을", "풀의"),
@@ -153,6 +155,8 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
                 "기본 타임존"),
     "fallback": ("fallback", "폴백"),
     "metric": ("metric", "metrics", "메트릭", "지표"),
+    # (Where a server takes connections: `METRICS_BIND`, "listen on loopback only".)
+    "listen": ("bind", "listen", "listens", "listening", "바인드", "바인딩", "리슨"),
     "coverage": ("coverage", "커버리지"),
     "flaky": ("flaky", "flakiness", "불안정", "간헐"),
     "performance": ("performance", "slow", "latency", "성능", "느리", "지연"),
@@ -161,6 +165,9 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "money": ("money", "amount", "amounts", "금액"),
     "compression": ("compression", "compress", "compressed", "gzip", "brotli", "압축"),
     "download": ("download", "다운로드"),
+    "export": ("export", "exports", "내보내기", "내보내", "익스포트"),
+    # (A file's format, `EXPORT_FORMAT`; not a formatter.)
+    "format": ("format", "formats", "형식", "포맷"),
     "email": ("email", "mail", "이메일", "메일"),
     "notification": ("notification", "alert", "알림"),
     "queue": ("queue", "큐"),
@@ -177,6 +184,7 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
 # program, a blog are no log.
 KO_CONCEPT_EXCEPT: dict[str, tuple[str, ...]] = {
     "로그": ("카탈로그", "블로그", "프로그", "다이얼로그", "프롤로그", "에필로그"),
+    "포맷": ("포맷터",),
 }
 EN_CONCEPT: dict[str, str] = {}
 KO_CONCEPT: list[tuple[str, str]] = []
@@ -186,6 +194,22 @@ for _concept, _words in _CONCEPTS.items():
             KO_CONCEPT.append((_w, _concept))
         else:
             EN_CONCEPT[_w] = _concept
+
+# Libraries that do one job, of which a codebase uses one: two reviewers
+# asking two of them for one client ask two things of it.
+LIBRARY_KINDS: tuple[frozenset[str], ...] = (
+    frozenset({"requests", "httpx", "aiohttp", "urllib3"}),  # HTTP clients
+    frozenset({"json", "orjson", "ujson", "simplejson", "msgspec"}),  # JSON
+    frozenset({"logging", "structlog", "loguru"}),
+    frozenset({"psycopg2", "psycopg", "asyncpg", "aiopg"}),  # PostgreSQL drivers
+    frozenset({"celery", "rq", "dramatiq", "arq", "huey"}),  # task queues
+    frozenset({"npm", "yarn", "pnpm"}),
+    frozenset({"pip", "poetry", "uv", "pdm", "pipenv"}),
+    frozenset({"moment", "dayjs", "luxon", "date-fns"}),
+    frozenset({"jest", "vitest", "mocha"}),
+    frozenset({"axios", "ky", "got", "superagent"}),
+    frozenset({"pytz", "zoneinfo"}),
+)
 
 # -- what a clause does --------------------------------------------------------
 # A commit hash: 7-40 hex digits with at least one digit and one letter.
@@ -420,7 +444,8 @@ IMPERATIVE = words(
     r"|release|retry|fail|reject|raise|throw|lower|increase|decrease|reduce|revert|restore|put|store|cache"
     r"|invalidate|compare|sort|hash|encrypt|pin|bump|extract|inline|mock|assert|cover|test|consider|switch|declare|define"
     r"|enable|disable|write|emit|send|route|persist|turn\s+(?:on|off)|make\s+sure|ensure|don't|do\s+not|never|always|avoid|stop"
-    r"|go\s+back\s+to|switch\s+back|roll\s+back)\b",
+    r"|go\s+back\s+to|switch\s+back|roll\s+back|listen|bind|serve"
+    r"|take\s+(?:it|them|this|that)\s+(?:off|out)|have\s+(?:it|them)\s+[a-z]+)\b",
     re.I,
 )
 FIX = words(

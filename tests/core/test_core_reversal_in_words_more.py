@@ -2,7 +2,8 @@
 switch named in code against its state in words, a setting whose name holds
 its unit against a bound in words, a decorator asked away, a function asked
 back where it was, two start times for one job, rendering in the request or
-out of it; and what is no value or no point number ("512x512", "the value it
+out of it, a removal made then refused in another verb ("지우지 말고" against
+"물리 삭제"); and what is no value or no point number ("512x512", "the value it
 was raised to", "a second tab")."""
 
 from __future__ import annotations
@@ -121,3 +122,19 @@ def test_a_state_for_a_part_and_two_operations_named_in_code() -> None:
     mail = _finding("F2", "perf-bot", "`send_reset_mail()`은 `delay()`로 넘겨 비동기로 처리해 "
                     "주십시오.")
     assert not reverses(mail, commit)
+
+
+def test_a_removal_made_then_refused_in_another_verb() -> None:
+    deleted = _fixed("F1", "privacy-bot", "탈퇴 회원의 `users` 행이 남아 있습니다. `DELETE FROM users "
+                                          "WHERE id = %s`로 회원 행 자체를 물리 삭제해야 합니다.")
+    keep = _finding("F4", "audit-bot", "회원 행을 지우면서 `orders.user_id`가 CASCADE로 따라가 주문 "
+                                       "기록까지 사라집니다. 회원 행은 지우지 말고 그대로 남겨 두고, "
+                                       "개인정보 칼럼만 비우는 방식으로 되돌려 주세요.")
+    assert reverses(keep, deleted)
+    # Asked while the removal was not made yet, it is a request about it, not its undoing.
+    pending = _finding("F1", "privacy-bot", "`DELETE FROM users WHERE id = %s`로 회원 행 자체를 "
+                                            "물리 삭제해야 합니다.")
+    assert not reverses(keep, pending)
+    # About another thing (no word in common), no reversal.
+    other = _finding("F4", "audit-bot", "로그 파일은 지우지 말고 이전 보관 방식으로 되돌려 주세요.")
+    assert not reverses(other, deleted)

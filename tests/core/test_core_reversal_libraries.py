@@ -1,8 +1,10 @@
 """Libraries asked in and out as reviewers write it: "Replace the stdlib
 `json` module with `orjson`", "the switch to `orjson` has to be reverted",
 "Go back to the stdlib `json` module", "`json.dumps` 대신 `orjson.dumps`",
-"json 모듈을 계속 사용해 주세요"; a column asked `NOT NULL DEFAULT …` against
-nullable, and nullable only as a condition."""
+"json 모듈을 계속 사용해 주세요"; two libraries of one kind asked for one
+client (`httpx` against `aiohttp`); one metric named with two units
+(`checkout_latency_seconds` against `checkout_latency_ms`); a column asked `NOT NULL DEFAULT …`
+against nullable, and nullable only as a condition."""
 
 from __future__ import annotations
 
@@ -65,3 +67,34 @@ def test_not_null_with_its_default_and_nullable_as_a_condition() -> None:
     assert null_stance("`NOT NULL DEFAULT 'KRW'` 로 추가해야 합니다.") == 1
     assert null_stance("`currency` 는 nullable 로 두어야 합니다.") == -1
     assert null_stance("`currency` 를 nullable 로 두면 집계 쿼리마다 `COALESCE`가 필요해집니다.") == 0
+
+
+def test_two_libraries_of_one_kind_for_one_client() -> None:
+    assert presence("`slot_client.py`의 HTTP 클라이언트는 `aiohttp`로 가야 합니다.") == {"+@aiohttp"}
+    httpx = _finding("F1", "arch-bot", "`SlotService`는 async인데 `slot_client.py`가 동기 `requests`를 "
+                                       "감싸고 있습니다. HTTP 클라이언트를 `httpx.AsyncClient`로 "
+                                       "교체해 주십시오.")
+    aiohttp = _finding("F4", "test-bot", "`slot_client.py`의 HTTP 클라이언트는 `aiohttp`로 가야 "
+                                         "합니다. 공용 `aiohttp.ClientSession` 풀이 이미 있습니다.")
+    assert reverses(aiohttp, httpx)
+    # The same library asked by both, or libraries of two kinds, is no conflict.
+    same = _finding("F4", "test-bot", "`slot_client.py`의 HTTP 클라이언트는 `httpx`로 가야 합니다.")
+    assert not reverses(same, httpx)
+    logging = _finding("F4", "test-bot", "`slot_client.py`의 로깅은 `structlog`로 가야 합니다.")
+    assert not reverses(logging, httpx)
+
+
+def test_one_name_asked_with_two_units() -> None:
+    assert presence("이 지표 이름은 `checkout_latency_ms`로 해 주십시오.") == {"+@checkout_latency_ms"}
+    assert presence("Please name it `checkout_latency_ms`.") == {"+@checkout_latency_ms"}
+    seconds = _finding("F3", "sre-bot", "지표 이름 `checkoutLatency`는 명명 규칙에 맞지 않습니다. "
+                                        "`checkout_latency_seconds`로 바꾸고 관측값도 초 단위로 넣어 "
+                                        "주십시오.")
+    millis = _finding("F4", "dash-bot", "이 지표 이름은 `checkout_latency_ms`로 해 주십시오. 기존 "
+                                        "대시보드가 밀리초 값을 전제로 합니다.")
+    assert reverses(millis, seconds)
+    # Two names that differ in more than the unit are two metrics.
+    other = _finding("F4", "dash-bot", "이 지표 이름은 `payment_latency_ms`로 해 주십시오.")
+    assert not reverses(other, seconds)
+    same = _finding("F4", "dash-bot", "이 지표 이름은 `checkout_latency_seconds`로 해 주십시오.")
+    assert not reverses(same, seconds)

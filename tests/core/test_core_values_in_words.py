@@ -2,8 +2,15 @@
 rooms wrote them: a cloud region by its place ("미국 동부 리전"), a log level
 lowered ("`WARNING`으로 내려"), CORS opened to every origin in Korean, and a
 reduction forbidden in the verb's other form ("줄이면 안 됩니다" against
-"줄여 주십시오"), and caching asked in words ("check back with our server
-every time") against `immutable`."""
+"줄여 주십시오"), caching asked in words ("check back with our server
+every time") against `immutable`, a listener kept to the host ("listen on
+loopback only") against a bind address in code, a count of parts in words
+("여덟 갈래로 나눠") against a flag's value (`--splits 2`), and a file format in
+words ("엑셀(xlsx)로") against a format setting, and the change described in a
+parenthesis ("15분으로 줄인 변경(`ACCESS_TOKEN_TTL = 900`)은 다시 3600으로")
+which is no value asked; a per-minute limit in words ("키별 한도는 분당
+60회로") against `RATE_LIMIT_PER_MIN`, and the zones of two people for one
+time ("the recipient's timezone (`booking.customer.tz`)")."""
 
 from __future__ import annotations
 
@@ -73,3 +80,90 @@ def test_caching_asked_in_words_against_immutable() -> None:
     # Words about caching that ask no directive give none.
     assert not any(v.endswith("@cache-control") for v in setting_values(
         "The cache hit rate is 95% on product pages."))
+
+
+def test_a_listener_kept_to_the_host_against_a_bind_address() -> None:
+    assert setting_values("Take it off the public app port and have it listen on loopback "
+                          "only.") == {"=127.0.0.1@"}
+    assert setting_values("메트릭 포트는 로컬호스트에서만 바인딩되도록 해 주세요.") == {"=127.0.0.1@"}
+    assert setting_values("The exporter should listen on all interfaces.") == {"=0.0.0.0@"}
+    bound = _finding("F1", "ops-bot", "Serve metrics on their own listener with "
+                                      "`METRICS_BIND = \"0.0.0.0:9100\"`.")
+    loopback = _finding("F3", "sec-bot", "The metrics must not be reachable from anywhere but the "
+                                         "host itself. Take it off the public app port and have it "
+                                         "listen on loopback only.")
+    assert reverses(loopback, bound)
+    # The same host with a port in code and without one in words is one address.
+    local = _finding("F1", "ops-bot", "Serve metrics on their own listener with "
+                                      "`METRICS_BIND = \"127.0.0.1:9100\"`.")
+    assert not reverses(loopback, local)
+    # "localhost" as a place to test from asks no address.
+    assert setting_values("Please run the smoke test against localhost before merging.") == set()
+
+
+def test_parts_counted_in_words_against_a_flag() -> None:
+    assert "2@splits" in setting_values("`matrix.group: [1, 2]` 와 `--splits 2` 로 줄여야 합니다.")
+    assert "8개@" in setting_values("테스트를 여덟 갈래로 나눠 돌려야 합니다.")
+    two = _finding("F1", "ci-bot", "shard 마다 setup 이 반복됩니다. `matrix.group: [1, 2]` 와 "
+                                   "`--splits 2` 로 줄여야 합니다.")
+    eight = _finding("F4", "qa-bot", "가장 느린 shard 가 8분 41초라 목표에 너무 붙어 있습니다. "
+                                     "테스트를 여덟 갈래로 나눠 돌려야 합니다.")
+    assert reverses(eight, two)
+    # Two shards asked in words too: the same count.
+    also_two = _finding("F4", "qa-bot", "테스트를 두 갈래로 나눠 돌려야 합니다.")
+    assert not reverses(also_two, two)
+
+
+def test_a_file_format_asked_in_words() -> None:
+    assert setting_values("내보내기 파일을 CSV가 아니라 엑셀(xlsx)로 바꿔야 합니다.") == {"=xlsx@"}
+    assert setting_values("Please export it as Excel instead of CSV.") == {"=xlsx@"}
+    # The format refused is not asked.
+    assert setting_values("Please switch to Parquet instead of CSV.") == {"=parquet@"}
+    coded = _finding("F2", "data-bot", "`EXPORT_FORMAT`은 `\"parquet\"`로 바꿔 주십시오.")
+    excel = _finding("F1", "finance-bot", "내보내기 파일을 CSV가 아니라 엑셀(xlsx)로 바꿔야 합니다.")
+    assert reverses(excel, coded)
+    same = _finding("F1", "finance-bot", "내보내기 파일은 parquet으로 바꿔야 합니다.")
+    assert not reverses(same, coded)
+    # A format the words ask of something else (a response body) is no file
+    # format of the export: no shared name, no reversal.
+    body = _finding("F1", "api-bot", "Error responses should be returned as JSON.")
+    assert not reverses(body, coded)
+
+
+def test_the_change_described_is_not_the_value_asked() -> None:
+    back = ("access token 수명을 15분으로 줄인 변경(`ACCESS_TOKEN_TTL = 900`)은 다시 3600으로 "
+            "돌려 주십시오.")
+    assert setting_values(back) == {"3600@"}
+    assert setting_values("1시간으로 늘린 것은 되돌려 주세요.") == set()
+    # A parenthesis that is no described change still gives its value.
+    assert "900@access_token_ttl" in setting_values(
+        "access token 수명은 15분(`ACCESS_TOKEN_TTL = 900`)으로 줄여 주십시오.")
+    short = _finding("F1", "sec-bot", "`auth/tokens.py:21`의 `ACCESS_TOKEN_TTL = 3600`은 깁니다. "
+                                      "access token은 15분(`900`)이면 충분합니다. 줄여 주십시오.")
+    long = _finding("F5", "mobile-bot", back + " iOS 백그라운드 동기화는 30분 간격으로만 깨어납니다.")
+    assert reverses(long, short)
+
+
+def test_a_rate_limit_in_words_against_its_name_in_code() -> None:
+    raised = _finding("F1", "sre-bot", "`gateway/ratelimit.py:14`의 `RATE_LIMIT_PER_MIN = 300`은 피크보다 "
+                                       "낮습니다. `RATE_LIMIT_PER_MIN = 600`으로 올려 주십시오.")
+    lowered = _finding("F2", "sec-bot", "키별 한도는 분당 60회로 낮춰야 합니다. 300이면 같은 일이 "
+                                        "반복됩니다.")
+    assert reverses(lowered, raised)
+    same = _finding("F2", "sec-bot", "키별 한도는 분당 600회로 올려야 합니다.")
+    assert not reverses(same, raised)
+
+
+def test_two_peoples_zones_for_one_time() -> None:
+    assert setting_values("Show it in the recipient's timezone (`booking.customer.tz`).") == {
+        "=tz:booking.customer.tz@"}
+    assert setting_values("본문 시각은 수신자 시간대(`booking.customer.tz`)로 보여 주십시오.") == {
+        "=tz:booking.customer.tz@"}
+    customer = _finding("F1", "tz-review", "The email body renders the appointment in UTC. Show it "
+                                           "in the recipient's timezone (`booking.customer.tz`).")
+    provider = _finding("F3", "mail-review", "Render the body time in the organiser's timezone "
+                                             "(`booking.provider.tz`) instead of UTC.")
+    assert reverses(provider, customer)
+    again = _finding("F3", "mail-review", "Render the body time in the customer's timezone "
+                                          "(`booking.customer.tz`).")
+    assert not reverses(again, customer)
