@@ -62,7 +62,7 @@ def judge_author(
     r = Reading.start(findings, author, messages, owner, decisions)
     asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
     named: dict[int, tuple[int, ...]] = {}  # the numbers a point's first clause names
-    for point, text, clause in r.parsed:
+    for at, (point, text, clause) in enumerate(r.parsed):
         if clause.ordinals and point not in named:
             named[point] = clause.ordinals
         elif (clause.act in (Act.WITHDRAW, Act.ACK) and point in named
@@ -70,6 +70,13 @@ def judge_author(
             # "2번은 설명을 듣고 보니 타당합니다. … 해당 지적은 철회하겠습니다":
             # what the point withdraws is the point it named.
             clause = replace(clause, ordinals=named[point])
+        if clause.act is Act.FACT and starts_new_point(text):
+            # "인코딩 문제는 앞서 말씀드린 그대로입니다. 그리고 새로 하나
+            # 발견했습니다. 헤더가 …": what follows opens a point of its own,
+            # not more of the one the point repeated.
+            r.point_finding.pop(point, None)
+            r.point_refs.pop(point, None)
+            r.announce(point, at)
         # (An approving reviewer's statements are its evidence, not points:
         # "LGTM — staging pods show `LOG_LEVEL=DEBUG`".)
         if clause.act is Act.FACT or point in r.taken_back or (approving and clause.asserted) or (
@@ -77,6 +84,10 @@ def judge_author(
                 r.doubts and not asks(text) and w.THE_COMMIT.match(text)):
             continue
         numbered = point in r.by_number and not (clause.ordinals or clause.labels)
+        if numbered and clause.act is Act.ACK and r.point_refs.get(point):
+            # "2: still needed. A 10:00 appointment … which is fine, but …":
+            # the point has said it is open; what it finds fine is its argument.
+            continue
         if numbered and not starts_new_point(text):
             # "(2) unchanged: dedupe on `event.id`": an answer under the number
             # of the point it answers.
@@ -188,8 +199,9 @@ def _targets(r: Reading, point: int, text: str,
         # (`reversals` withdraws the earlier one when it is the opposite.) A
         # statement asks nothing: "`before` 필드는 생겼지만" is no request for it.
         targets = []
-    elif clause.act is Act.FINDING and starts_new_point(text) and best < STRONG:
-        targets = []  # "Another problem in …": a point of its own
+    elif clause.act is Act.FINDING and (starts_new_point(text) or point in r.announced) and (
+            best < STRONG):
+        targets = []  # "Another problem in …", "3: new. …": a point of its own
     elif (
         clause.act is Act.FINDING
         and targets
@@ -232,7 +244,8 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
             and (opened not in r.new or (
                 (opened in r.unasked or r.tentative.get(point) is opened)
                 and r.owner.get(loose[0].label) is OwnerAction.DECLINE
-                and closeness >= UNCERTAIN and not starts_new_point(r.point_text[point].strip())))):
+                and closeness >= UNCERTAIN and not starts_new_point(r.point_text[point].strip())
+                and point not in r.announced))):
         # (A point this turn has just opened goes on about that point; a
         # statement that only led into this request was its argument:
         # "환경변수 하나에 기대는 구조는 … 깨집니다. 버킷팅은 안정 해시로 바꿔야
@@ -242,7 +255,8 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
         return loose
     declined = [f for f in still if r.owner.get(f.label) is OwnerAction.DECLINE]
     if (declined and not clause.topic.strong and asks(text) and opened is not None
-            and (opened in r.unasked or r.tentative.get(point) is opened)):
+            and (opened in r.unasked or r.tentative.get(point) is opened)
+            and point not in r.announced):
         # "`reconcile_index`는 5분 주기라 … 못합니다. 작업 단위 재시도가
         # 필요합니다" after "재시도는 … 넣지 않았습니다", "… 그대로 S3 에
         # 올라갑니다. magic bytes 검사를 넣어 주십시오" after "형식 검사는

@@ -58,6 +58,9 @@ class Reading:
     # anything ("…한 번만 빠져도 깨집니다"): before a request for a point the
     # owner refused, it was the argument against the refusal.
     unasked: list[Finding] = field(default_factory=list)
+    # Points where the turn announced a new one ("그리고 새로 하나
+    # 발견했습니다"): what follows there is no argument for an older point.
+    announced: set[int] = field(default_factory=set)
 
     @classmethod
     def start(cls, findings: list[Finding], author: str, messages: list[str],
@@ -100,6 +103,15 @@ class Reading:
                                        and shows_failure(messages)),
             messages=messages,
         )
+
+    def announce(self, point: int, at: int) -> None:
+        """The clause `at` announced a new point: the point is what follows it."""
+        self.announced.add(point)
+        rest = [(t, c) for p, t, c in self.parsed[at + 1:] if p == point]
+        if rest:
+            self.point_text[point] = " " + " ".join(t for t, _ in rest)
+            self.point_topic[point] = Topic(frozenset().union(*(c.topic.anchors for _, c in rest)),
+                                            frozenset().union(*(c.topic.terms for _, c in rest)))
 
     def errors_of(self, text: str) -> frozenset[str]:
         """The errors in the fenced test output beside a clause."""

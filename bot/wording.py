@@ -502,7 +502,7 @@ PROMISE = words(
     re.I,
 )
 # (A severity tag may come first: "[medium] New: …".)
-ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*:|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
+ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     # "이번엔 테스트 단계에서 실패합니다": this time, another failure (as "this time it").
     r"|^\s*이번(?:에는|엔)\s[^.]{0,40}?(?:실패|오류|에러|예외|깨집)"
@@ -523,7 +523,7 @@ WANTED_COLUMN = re.compile(
     r"|recommended|new|fix|ask)\b|요청(?!자)|변경\s*후|권장|목표|기대|수정\s*안|제안|필요|요구|변경\s*값|바꿀\s*값",
     re.I,
 )
-BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.)]|[①-⑩]|F\d{1,3}[:.)])\s+")
+BULLET = re.compile(r"^\s*(?:[-*•·]|\(?\d{1,2}[.):]|[①-⑩]|F\d{1,3}[:.)])\s+")
 HEADING = re.compile(
     r"^\s*#{1,6}\s|^.{0,80}[:：]\s*$"
     # "수정이 필요한 부분입니다.", "확인할 사항은 다음과 같습니다.": a line that
@@ -603,7 +603,7 @@ ALL_OF = frozenset(
     are were is resolved fixed addressed good done confirmed verified two three remain remaining
     still open now""".split()
 )
-NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.)]\s|^\s*\|\s*(\d{1,2})\s*\|")
+NUMBERED = re.compile(r"^\s*(?:[*_]{1,2})?\(?(\d{1,2})[.):]\s|^\s*\|\s*(\d{1,2})\s*\|")
 # Hedges and filler around a restated point: "제 걱정이 지나칠 수도 있겠지만", "I may be overthinking this".
 HEDGE = words(
     r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
@@ -635,6 +635,11 @@ ANNOUNCE = words(
     # "추가로 보이는 문제입니다.", "그리고 하나 더 있습니다."
     r"|^(?:추가로|또한|그리고)?\s*(?:새로\s*)?(?:보이는|발견한|확인된)\s*(?:문제|이슈|사항)(?:입니다|이\s*있습니다)[.:]?$"
     r"|^(?:그리고|추가로|또)?\s*(?:하나|한\s*가지)\s*더\s*있습니다[.:]?$"
+    # "다만 한 가지는 되돌려야 합니다." above the point that says which.
+    r"|^(?:다만\s*|그런데\s*|하지만\s*)?(?:한\s*가지|하나)(?:는|가)?\s*(?:더\s*)?"
+    r"(?:되돌려야|고쳐야|수정해야|바꿔야)\s*(?:합니다|해요)[.:]?$"
+    r"|^(?:but\s+)?one\s+thing\s+(?:has|needs)\s+to\s+(?:be\s+)?(?:reverted|changed|fixed|undone)"
+    r"(?:,?\s+though)?[.:]?$"
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
     r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"

@@ -1,17 +1,22 @@
 """Lines that introduce a list ("수정이 필요한 부분입니다.", "추가로,"), a
 point kept by its number ("2번은 유지합니다"), the change just made asked
 undone ("방금 변경은 되돌려야 합니다"), keys kept against keys renamed
-("`userId` → `user_id`" against "`userId`, `createdAt` 은 그대로 두고"), and a
-thing added then asked taken out in English."""
+("`userId` → `user_id`" against "`userId`, `createdAt` 은 그대로 두고"), a
+thing added then asked taken out in English, and a new point announced in the
+middle of a repeat ("그리고 새로 하나 발견했습니다."), one thing announced above
+the list that says it ("다만 한 가지는 되돌려야 합니다."), and points numbered
+"1:" ("1: verified …")."""
 
 from __future__ import annotations
 
+from test_core_detection import Sim
 from test_core_ledger_wording import _finding
 
 from bot.contradictions import reverses
 from bot.finding import FindingStatus
 from bot.findings import Act, reviewer_clause
-from bot.points import items
+from bot.models import Role
+from bot.points import items, point_numbers
 from bot.stances import presence
 
 
@@ -98,3 +103,61 @@ def test_loosened_again_as_before_is_asked_back() -> None:
     # As before, but about something the fixed point never named: no reversal.
     other = _finding("F4", "ux-bot", "결제 완료 화면의 안내 문구를 이전처럼 두 줄로 허용해 주세요.")
     assert not reverses(other, strict)
+
+
+def test_a_new_point_announced_after_a_repeat_is_a_point_of_its_own() -> None:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "정산 내역 CSV 다운로드 기능을 추가해 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`settlement/export.py` 에 `export_csv()` 를 추가했습니다.")
+    sim.say(Role.REVIEWER, "BOM 없는 UTF-8 이라 Windows Excel 에서 열면 한글 가맹점명이 깨집니다. "
+                           "`utf-8-sig` 로 써야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\nBOM 은 넣지 않겠습니다. 파이썬 도구에서 첫 컬럼명이 깨집니다.")
+    sim.say(Role.REVIEWER, "BOM 건은 동의하기 어렵습니다. 이 파일의 실제 사용자는 Excel 로 여는 정산 "
+                           "담당자입니다. 여전히 `utf-8-sig` 가 필요합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n인코딩은 현행 유지하겠습니다.")
+    sim.say(Role.REVIEWER, "인코딩 문제는 앞서 말씀드린 그대로입니다. 그리고 새로 하나 발견했습니다. "
+                           "헤더가 `settled_at,merchant,amount` 처럼 영어 필드명입니다. 담당자용 "
+                           "파일이므로 한글 헤더(`정산일,가맹점,금액`)로 바꿔야 합니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n헤더를 한글로 바꿨습니다(commit `b1c2d3e`).")
+    labels = [f.label for f in sim.state.findings]
+    assert labels == ["F1", "F2"], labels  # the header is a point of its own
+    header = sim.state.findings[1]
+    assert "code:settled_at" in header.anchors
+    # What the point said before the announcement is not the new point's.
+    assert not any(t in header.terms for t in ("인코", "코딩"))
+    assert sim.state.findings[0].stall == 2  # the encoding point was repeated
+
+
+def test_one_thing_announced_above_its_point_is_no_point() -> None:
+    for text in ("다만 한 가지는 되돌려야 합니다.", "One thing has to be reverted, though."):
+        assert reviewer_clause(text).act is Act.FACT, text
+    # Naming what it is about, it is the point.
+    assert reviewer_clause("다만 `ACCESS_TOKEN_TTL` 한 가지는 되돌려야 합니다.").act is Act.FINDING
+
+
+def test_points_numbered_with_a_colon() -> None:
+    turn = ["1: verified, only one run happens. Thanks.\n2: not fixed. The scheduler still uses UTC."]
+    assert point_numbers(turn) == {0: 1, 1: 2}
+    # A time or a ratio at the start of a line is no number.
+    assert point_numbers(["12:30 is when the job runs.\n3:1 is the ratio."]) == {}
+
+
+def test_a_colon_numbered_reply_answers_by_number() -> None:
+    sim = Sim()
+    sim.say(Role.USER, "Send SMS reminders 24 hours before each appointment.")
+    sim.say(Role.OWNER, "STEP_DONE\n- `schedule_reminder(appt)` enqueues an RQ job")
+    sim.say(Role.REVIEWER, "Findings:\n1. `start_local` is a naive datetime. Build an aware datetime "
+                           "with `ZoneInfo(appt.clinic.tz)`.\n2. There's no quiet-hours rule. "
+                           "Reminders must not be sent between 21:00 and 08:00 local time.")
+    sim.say(Role.OWNER, "STEP_DONE\n1. Fixed in `c3a1e90`: aware datetimes via `zoneinfo`.\n"
+                        "2. I don't think quiet hours belong here. Leaving it.")
+    sim.say(Role.REVIEWER, "1: verified, including the DST case.\n2: still needed. A 10:00 "
+                           "appointment yields an SMS at 10:00 the day before, which is fine, but a "
+                           "06:30 one yields an SMS at 06:30. Quiet hours have to be enforced.\n"
+                           "3: new. Rescheduling an appointment calls `schedule_reminder` again but "
+                           "never cancels the old RQ job. Cancel the previous job on reschedule.")
+    sim.say(Role.OWNER, "STEP_DONE\n3. Fixed in `7f2d114`.")
+    first, quiet, new = sim.state.findings
+    assert first.status is FindingStatus.FIXED  # "1: verified"
+    assert quiet.is_open and quiet.stall == 1  # "2: still needed", whatever it finds fine
+    assert new.label == "F3" and "code:schedule_reminder" in new.anchors  # "3: new."
