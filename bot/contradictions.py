@@ -405,14 +405,20 @@ def _two_libraries(a: Finding, b: Finding) -> bool:
 
 def _one_name_two_units(a: Finding, b: Finding) -> set[str]:
     """"`checkout_latency_seconds`로 바꾸고" against "이 지표 이름은
-    `checkout_latency_ms`로": one name asked of a thing, with two units."""
+    `checkout_latency_ms`로": two names asked of one thing, each with its unit
+    (the same name before the unit, or one the name the other renames:
+    `search_latency` → `search_request_duration_seconds` against
+    `search_latency_ms`)."""
     def unitless(name: str) -> str:
         parts = name.split("_")
-        return "_".join(parts[:-1]) if len(parts) >= 3 and parts[-1] in NAME_UNITS else ""
+        return "_".join(parts[:-1]) if len(parts) >= 2 and parts[-1] in NAME_UNITS else ""
     out = set()
     for x in (v[2:] for v in a.values if v.startswith("+@")):
         for y in (v[2:] for v in b.values if v.startswith("+@")):
-            if x != y and unitless(x) and unitless(x) == unitless(y):
+            bx, by = unitless(x), unitless(y)
+            if x != y and bx and by and (
+                    (bx == by and "_" in bx) or f"code:{by}" in a.anchors
+                    or f"code:{bx}" in b.anchors):
                 out |= {"code:" + x, "code:" + y}
     return out
 

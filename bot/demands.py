@@ -19,7 +19,7 @@ from bot.topics import word_stem
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn(?:ed)?\s+off|switch(?:ed)?\s+off|remove|delete|drop"
-    r"|cut|shrink|tighten|narrow|restrict|downgrade)\b"
+    r"|cut|shrink|tighten|narrow|restrict|downgrade)(?:\b|(?=해|하))"
     # "bring `MAX_UPLOAD_BYTES` down to 10 MB", "has to go down".
     r"|\b(?:bring|take)\s+(?:\S+\s+){0,3}?down\b|\bgo\s+down\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
     # ("버전을 다시 내려야"; not "내려받아", a download, nor "클라이언트에 WebP를
@@ -246,6 +246,8 @@ _JOINED_KO = re.compile(r"([가-힣]{2,4})하고(?![가-힣])")
 
 _OPPOSE = re.compile(
     r"반대합니다|반대입니다|반대하(?!지\s*않)|동의하지\s*않|동의하기\s*(?:어렵|힘듭)"
+    # "privacy-bot 의견과는 반대로, …", "contrary to sec-bot's request"
+    r"|(?:의견|요청|제안|지적|말씀)(?:과|와)(?:는)?\s*(?:정)?반대로|\bcontrary\s+to\b"
     # "finance-bot이 말한 결번 없는 채번은 … 받아들일 수 없습니다"
     r"|(?:받아들일|수용할)\s*수\s*(?:없|는\s*없)|\bcan(?:'t|not|\s+not)\s+accept\b"
     r"|(?<!n't\s)(?<!not\s)\b(?:disagree|oppose|object\s+to|push\s+back\s+on)\b",
@@ -353,7 +355,8 @@ def asked_verbs(text: str) -> frozenset[str]:
 TAKE_OUT = "~out"
 _TAKE_OUT = re.compile(
     r"(?<![가-힣])빼\s*(?:주|야|\.|$)|(?:제거|삭제)(?:해\s*(?:주|야)|하도록)|없애\s*(?:주|야)"
-    r"|\b(?:remove|drop|take\s+out|rip\s+out|get\s+rid\s+of)\b",
+    # ("함께 drop해주세요": an English verb with a Korean ending.)
+    r"|\b(?:remove|drop|take\s+out|rip\s+out|get\s+rid\s+of)(?:\b|(?=해|하))",
     re.I,
 )
 

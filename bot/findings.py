@@ -72,6 +72,9 @@ def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
 def _all_points(text: str) -> bool:
     for match in w.ALL.finditer(text):
         if not match.group(0).isascii():
+            # ("호출 경로 세 곳을 모두 확인했습니다": all the places, not all the points.)
+            if match.group(0) in ("모두", "전부") and _PLACES_BEFORE.search(text, 0, match.start()):
+                continue
             return True  # 모두, 둘 다, 두 가지
         rest = text[match.end():]
         if rest[:1] in ("-", "_"):
@@ -80,6 +83,11 @@ def _all_points(text: str) -> bool:
         if after is None or after.group(1) in w.ALL_OF:
             return True
     return False
+
+
+# Things counted that are not points: places, files, routes.
+_PLACES_BEFORE = re.compile(r"(?:곳|군데|경로|파일|페이지|화면|테이블|엔드포인트|라우트)"
+                            r"(?:을|를|이|가|에서|에|은|는)?\s*$")
 
 
 def _content(text: str) -> Topic:

@@ -80,10 +80,17 @@ def _config_places(text: str) -> frozenset[str]:
     # it cites after, "짧아질수록 `POST /login` 부하가 늘어납니다", is what the
     # change costs.)
     ends = [text.find(clause) + len(clause) for clause in asked(text) if clause in text]
-    head = text[:max(ends)] if ends else text
+    # (Nor one whose calls or load it measures: "`/auth/login` 호출이 6배
+    # 늘었습니다" says what the change cost, wherever it stands.)
+    head = _MEASURED.sub(" ", text[:max(ends)] if ends else text)
     return _path_envs(frozenset(p for p in places(text) if p.startswith("path:")
                                 and p.rsplit(".", 1)[-1] in _CONFIG)
                       | {p for p in places(head) if not p.startswith(("path:", "env:"))})
+
+
+_MEASURED = re.compile(r"`[^`\n]{1,80}`\s*(?:의\s*)?(?:호출|요청|부하|트래픽|응답\s*시간)"
+                       r"(?:이|가|은|는|량|수)?"
+                       r"|`[^`\n]{1,80}`\s+(?:calls|requests|traffic|load|latency)\b", re.I)
 
 
 def same_place(a: list[str], b: list[str]) -> bool:
@@ -133,6 +140,9 @@ _CONTRACT = re.compile(r"openapi|swagger|\.graphql$|\.proto$|api[-_.]?spec", re.
 _ENVS = {"staging": "staging", "stg": "staging", "스테이징": "staging",
          "production": "production", "prod": "production", "프로덕션": "production",
          "운영환경": "production", "운영서버": "production", "운영계": "production",
-         "sandbox": "sandbox", "샌드박스": "sandbox"}
+         "운영설정": "production", "sandbox": "sandbox", "샌드박스": "sandbox",
+         # (`settings/local.py`, "로컬에서는": a developer's machine.)
+         "local": "local", "로컬": "local"}
 _ENV = re.compile(r"(?<![\w/.-])(?:staging|stg|production|prod|sandbox)(?![\w/-]|\.\w)"
-                  r"|스테이징|프로덕션|운영\s*환경|운영\s*서버|운영계|샌드박스", re.I)
+                  r"|스테이징|프로덕션|운영\s*환경|운영\s*서버|운영\s*설정|운영계|샌드박스"
+                  r"|로컬", re.I)

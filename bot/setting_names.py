@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from bot.demands import BACK
 from bot.finding import Finding
 from bot.quantities import kind
 from bot.topics import word_stem
@@ -46,11 +47,19 @@ def _of_timeout(finding: Finding) -> bool:
 
 def named_in_words(a: Finding, b: Finding) -> set[str]:
     """`a`'s one-word names in code (`schedule`, `timeout`) that `b`, asking a
-    value for a setting it names in no code span, says as words."""
-    if not any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
-               for v in b.values):
+    value for a setting it names in no code span (or asking it back), says as
+    words."""
+    valued = any((v.endswith("@") and v[:1] not in "+-!") or v.endswith("@~switch")
+                 for v in b.values)
+    if not valued and BACK not in b.asks:
         return set()
     words = _words(b)
+    if not valued:
+        # Asked back as it was, with no value: "세션 쿠키의 사이트 간 전송 제한을
+        # 이전 수준으로 다시 풀어주세요" names `SESSION_COOKIE_SAMESITE` by
+        # what each of its words means.
+        return {x for x in a.anchors if x.startswith("code:") and "_" in x
+                and _parts_meant(x[5:], words)}
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
     named = {x for x in a.anchors if x.startswith("code:") and x[5:].isalpha()
@@ -139,9 +148,11 @@ def _tail_said(name: str, words: set[str]) -> bool:
 
 
 def names_setting(anchor: str) -> bool:
-    """A name in code, or a dotted one that is no file (`limits.memory`)."""
+    """A name in code, or a dotted one that is no file (`limits.memory`); not
+    a number in code (`0154`, a migration's: two requests about it may be
+    about two tables it touches)."""
     kind, _, name = anchor.partition(":")
-    return kind == "code" or (kind == "path" and not is_file(name))
+    return (kind == "code" and not name.isdigit()) or (kind == "path" and not is_file(name))
 
 
 def names_of(finding: Finding, setting: str) -> bool:

@@ -12,6 +12,7 @@ import re
 
 from bot.quantities import VERSION
 from bot.stances import NOT_DONE_KO
+from bot.wording import CODE
 
 # A setting given its value in one span, then "로 …" whatever the verb:
 # "`LOG_REQUEST_BODY=true`로 요청 본문 로깅을 켜 주십시오".
@@ -137,6 +138,19 @@ def file_formats(clause: str) -> list[tuple[int, str]]:
         said = (m.group(1) or m.group(2)).lower()
         out.append((m.start(), "=" + ("xlsx" if said in ("excel", "엑셀") else said)))
     return out
+
+
+# A command-line flag with its number, in any code span: `--splits 8`,
+# `--splits 2 --group 1`, `--workers=4` (the value of a setting `splits`).
+_FLAG = re.compile(r"--([a-z][a-z0-9_-]*)(?:\s+|=)(\d+(?:\.\d+)?)(?![\w.])")
+
+
+def flags(clause: str) -> list[tuple[int, str, str]]:
+    """(where, value, flag name) of each numbered flag in the clause's code."""
+    if "--" not in clause:
+        return []  # (most clauses: one quick look)
+    return [(span.start() + m.start(), m.group(2), m.group(1).replace("-", "_"))
+            for span in CODE.finditer(clause) for m in _FLAG.finditer(span.group(0))]
 
 
 # Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it

@@ -31,6 +31,7 @@ from bot.value_forms import (
     cache_words,
     destinations,
     file_formats,
+    flags,
     formats,
     is_version,
     languages,
@@ -245,9 +246,8 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
                 if _CHANGED_FROM.match(clause, match.end()):
                     continue  # "`workers = 2`를 `workers = 8`로": what it is now
-            flag = _FLAG.fullmatch(literal)
-            if flag and not assigned:  # `--splits 2`: the flag's value, as `splits = 2`
-                key, literal = flag.group(1), flag.group(2)
+            if _FLAG.fullmatch(literal):
+                continue  # `--splits 2`: a flag's value (`flags` below)
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
                 if _CHANGED_FROM.match(clause, match.end()):
@@ -290,6 +290,8 @@ def setting_values(text: str) -> frozenset[str]:
             add(value, at)
         for at, value in wildcards(clause):
             add(value, at)
+        for at, value, name in flags(clause):
+            add(value, at, name)  # `--splits 2`: the flag's value, as `splits = 2`
         for at, value in file_formats(clause):
             add(value, at, "")  # (of the file the words name, not of a name before it)
         for at, value in listen_addresses(clause):

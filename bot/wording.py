@@ -85,6 +85,9 @@ _CONCEPTS: dict[str, tuple[str, ...]] = {
     "log": ("log", "logs", "logging", "logger", "로그", "로깅"),
     "token": ("token", "토큰"),
     "session": ("session", "세션"),
+    "cookie": ("cookie", "cookies", "쿠키"),
+    # (What `SameSite` limits: a cookie sent from another site.)
+    "crosssite": ("samesite", "사이트 간", "사이트간", "교차 사이트", "크로스 사이트"),
     "index": ("index", "인덱스"),
     "migration": ("migration", "migrate", "마이그레이션"),
     "lock": ("lock", "locking", "mutex", "락", "잠금"),
@@ -571,7 +574,9 @@ REMAINING = words(
     r"|남은\s*(?:건|것|게|하나|한\s*가지|부분|지적)",
     re.I,
 )
-ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부", re.I)
+# ("3건 반영했습니다": a count in digits, beside what was done to them.)
+ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부"
+            r"|(?<![\d,.])[2-9]\s*(?:건|가지)(?=\s*(?:모두\s*)?(?:반영|수정|처리|확인|고쳤|해결))", re.I)
 
 # -- selectors, and what a clause says about its point ----------------------
 # String literals and number-led values inside a code span.

@@ -3,7 +3,8 @@ rooms wrote them: a number the other's setting has, cited instead of its
 name; a library asked in and refused; logs to a file against the standard
 output; two places for the same files; "I disagree with keying on
 `user_id`"; a switch turned off by "it"; a route's limit set in its config
-file; a date localized against one fixed form. And the look-alikes that must
+file; a date localized against one fixed form; "privacy-bot 의견과는 반대로, …
+삭제하면 안 됩니다" against "함께 drop해주세요". And the look-alikes that must
 stay apart: two keys with their own numbers, retries for two responses, one
 reviewer agreeing with the other, one way offered of two."""
 
@@ -150,3 +151,61 @@ def test_agreeing_with_the_other_reviewer_is_no_conflict() -> None:
 def test_one_way_offered_of_two_is_no_value() -> None:
     assert setting_values("`python -c` 로 바꾸거나 curl 을 설치해 주십시오.") == {"+@python"}
     assert "=python -c@" in setting_values("`python -c` 로 바꿔 주십시오.")
+
+
+def test_contrary_to_the_other_reviewer_against_a_konglish_drop() -> None:
+    dropped = _of("F1", "privacy-bot", "`orders.customer_ip`는 개인정보(IP 주소)입니다. 이번 "
+                                       "마이그레이션에서 함께 drop해주세요.", {"data-bot"})
+    assert dropped.direction == -1 and "~out" in dropped.asks
+    kept = _of("F4", "data-bot", "그리고 privacy-bot 의견과는 반대로, `customer_ip`는 삭제하면 안 "
+                                 "됩니다. 컬럼은 그대로 유지해주세요.", {"privacy-bot"})
+    assert kept.opposes == ["privacy-bot"]
+    assert reverses(kept, dropped)
+    # "contrary to" in English names the reviewer too; a reviewer not named is not opposed.
+    assert demands_of("Contrary to sec-bot, keep the timeout at 30 s.", {"sec-bot"})["opposes"] == [
+        "sec-bot"]
+    assert demands_of("Contrary to what the docs say, keep the timeout at 30 s.", {"sec-bot"})[
+        "opposes"] == []
+
+
+def test_a_field_asked_kept_against_the_same_field_asked_out() -> None:
+    assert presence("요청 로그의 `user_email` 필드는 반드시 남겨주세요.") == {"+@user_email"}
+    assert presence("`debug` 로그는 남기지 마세요.") == set()
+    out = _of("F1", "privacy-bot", "요청 로그에 `user_email`을 남기면 이메일이 평문으로 남습니다. "
+                                   "`user_email` 필드를 빼주세요.", {"support-bot"})
+    kept = _of("F3", "support-bot", "상담원은 `user_id`를 알 수 없습니다. 요청 로그의 `user_email` "
+                                    "필드는 반드시 남겨주세요.", {"privacy-bot"})
+    assert reverses(kept, out)
+
+
+def test_two_tables_of_one_numbered_migration_are_two_things() -> None:
+    drop = _of("F1", "db-bot", "`invoice_pdf_cache` 테이블은 아무 코드도 읽지 않습니다. backfill 완료 후 "
+                               "이 테이블을 drop하는 마이그레이션 `0154`를 추가해 주십시오.", {"sec-bot"})
+    keep = _of("F4", "sec-bot", "다만 `invoices.pdf_s3_key` 컬럼은 presigned URL 생성에 쓰이므로, 정리 "
+                                "마이그레이션 `0154`에서 함께 지워지지 않도록 유지해 주십시오.", {"db-bot"})
+    assert drop.direction == -1 and keep.direction == 1
+    assert not reverses(keep, drop)
+
+
+def test_a_route_whose_calls_the_point_measures_is_no_place() -> None:
+    short = _finding("F1", "sec-bot", "`config/session.py`의 `SESSION_TTL = 86400`은 너무 깁니다. "
+                                      "`SESSION_TTL = 1800`으로 줄여 주세요.")
+    longer = _finding("F3", "perf-bot", "`SESSION_TTL`을 1800으로 줄인 뒤 `/auth/login` 호출이 6배 "
+                                        "늘었습니다. `SESSION_TTL`은 최소 43200(12시간)으로 되돌려 "
+                                        "주세요.")
+    assert "code:/auth/login" not in longer.places
+    assert reverses(longer, short)
+    # A route the request is about stays its place.
+    routed = _finding("F3", "perf-bot", "`/auth/login`의 `SESSION_TTL`은 43200으로 늘려 주세요.")
+    assert "code:/auth/login" in routed.places
+
+
+def test_production_and_a_developers_machine_are_two_places() -> None:
+    prod = _finding("F1", "sec-bot", "`debug_toolbar`가 `settings/base.py`에 있어 운영에도 포함됩니다. "
+                                     "운영 설정에서는 `debug_toolbar`를 빼야 합니다.")
+    local = _finding("F3", "dx-bot", "다만 로컬에서는 팀이 매일 쓰므로 `settings/local.py`에는 "
+                                     "`debug_toolbar`를 남겨 주십시오.")
+    assert "env:production" in prod.places and "env:local" in local.places
+    assert not reverses(local, prod)
+    everywhere = _finding("F3", "dx-bot", "`debug_toolbar`는 반드시 남겨 주십시오.")
+    assert reverses(everywhere, prod)

@@ -5,7 +5,8 @@ undone ("방금 변경은 되돌려야 합니다"), keys kept against keys renam
 thing added then asked taken out in English, and a new point announced in the
 middle of a repeat ("그리고 새로 하나 발견했습니다."), one thing announced above
 the list that says it ("다만 한 가지는 되돌려야 합니다."), and points numbered
-"1:" ("1: verified …")."""
+"1:" ("1: verified …"), and "모두" of places, not of points ("호출 경로 세 곳을
+모두 확인했습니다")."""
 
 from __future__ import annotations
 
@@ -44,8 +45,13 @@ def test_the_change_just_made_asked_undone_reverses_that_fix() -> None:
     undo = _finding("F2", "compat-bot", "방금 변경은 되돌려야 합니다. 세션 쿠키의 교차 사이트 전송 "
                                         "제한을 이전 수준으로 완화해 주세요.")
     assert reverses(undo, strict, frozenset({"F1"}))
-    # Two fixes just reported: which one is undone is not said.
-    assert not reverses(undo, strict, frozenset({"F1", "F3"}))
+    # Two fixes just reported: "방금 변경" alone does not say which one is undone.
+    bare = _finding("F2", "compat-bot", "방금 변경은 되돌려야 합니다. 이전 수준으로 완화해 주세요.")
+    assert reverses(bare, strict, frozenset({"F1"}))
+    assert not reverses(bare, strict, frozenset({"F1", "F3"}))
+    # What the words name does ("세션 쿠키의 교차 사이트 전송 제한" is what
+    # `SESSION_COOKIE_SAMESITE` means, word by word).
+    assert reverses(undo, strict, frozenset({"F1", "F3"}))
     # The change just made named beside another undo is not what is undone.
     for text in ("방금 반영하신 커밋과 별개로, 재시도 횟수는 원래대로 돌려 주세요.",
                  "방금 커밋 확인했고, 로그 레벨은 이전 설정으로 되돌려 주세요.",
@@ -53,7 +59,7 @@ def test_the_change_just_made_asked_undone_reverses_that_fix() -> None:
         assert not reverses(_finding("F2", "compat-bot", text), strict, frozenset({"F1"})), text
     # Its own fix, undone: no reversal between authors.
     mine = _finding("F3", "compat-bot", "`SESSION_COOKIE_SAMESITE = \"Strict\"`로 설정해 주세요.")
-    assert not reverses(undo, mine, frozenset({"F3"}))
+    assert not reverses(bare, mine, frozenset({"F3"}))
 
 
 def test_keys_kept_as_they_are_against_keys_renamed() -> None:
@@ -161,3 +167,29 @@ def test_a_colon_numbered_reply_answers_by_number() -> None:
     assert first.status is FindingStatus.FIXED  # "1: verified"
     assert quiet.is_open and quiet.stall == 1  # "2: still needed", whatever it finds fine
     assert new.label == "F3" and "code:schedule_reminder" in new.anchors  # "3: new."
+
+
+def test_all_the_places_checked_is_not_all_the_points() -> None:
+    assert not reviewer_clause("`invalidate` 호출 경로 세 곳을 모두 확인했습니다.").everything
+    assert reviewer_clause("두 가지 모두 확인했습니다.").everything
+    assert reviewer_clause("지적한 내용은 모두 반영된 것을 확인했습니다.").everything
+    sim = Sim()
+    sim.say(Role.USER, "상품 상세 API에 Redis 캐시를 붙여 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`products/cache.py`를 추가했습니다. `PRODUCT_CACHE_TTL_S = 300`")
+    sim.say(Role.REVIEWER, "1. 가격이 바뀐 뒤 최대 5분간 이전 가격이 보입니다. `PRODUCT_CACHE_TTL_S`를 "
+                           "30초로 줄여 주세요.\n2. 캐시 키에 `locale`이 없습니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n캐시 키를 `product:{id}:{locale}`로 변경했습니다. TTL은 300초로 "
+                        "유지했습니다. 세 곳 모두 `invalidate(id)`를 거칩니다.")
+    sim.say(Role.REVIEWER, "`invalidate` 호출 경로 세 곳을 모두 확인했습니다. 설명에 동의하며 TTL 30초 "
+                           "요청(1번)은 철회합니다. locale 키도 확인했습니다.")
+    sim.say(Role.OWNER, "STEP_DONE\n감사합니다.")
+    ttl, locale = sim.state.findings
+    assert ttl.status is FindingStatus.WITHDRAWN and locale.status is FindingStatus.FIXED
+
+
+def test_a_count_in_digits_beside_what_was_done_is_all_of_them() -> None:
+    from bot.findings import owner_clause
+    assert owner_clause("3건 반영했습니다 (`a7c03f9`).").everything
+    # A count of other things is no "all".
+    assert not owner_clause("값이 남아 있는 18,204건을 옮겼습니다.").everything
+    assert not owner_clause("3개 파일을 수정했습니다.").everything

@@ -98,3 +98,12 @@ def test_one_name_asked_with_two_units() -> None:
     assert not reverses(other, seconds)
     same = _finding("F4", "dash-bot", "이 지표 이름은 `checkout_latency_seconds`로 해 주십시오.")
     assert not reverses(same, seconds)
+    # One renames `search_latency`; the other asks it kept with its unit.
+    renamed = _finding("F1", "obs-bot", "`search_latency`는 단위가 없는 이름입니다. "
+                                        "`search_request_duration_seconds`로 바꿔주세요.")
+    with_unit = _finding("F3", "perf-bot", "이 메트릭 이름은 `search_latency_ms`로 하고 값도 ms로 "
+                                           "기록해주세요.")
+    assert reverses(with_unit, renamed)
+    other_metric = _finding("F3", "perf-bot", "이 메트릭 이름은 `index_build_ms`로 하고 값도 ms로 "
+                                              "기록해주세요.")
+    assert not reverses(other_metric, renamed)

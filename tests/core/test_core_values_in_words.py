@@ -10,13 +10,16 @@ words ("엑셀(xlsx)로") against a format setting, and the change described in 
 parenthesis ("15분으로 줄인 변경(`ACCESS_TOKEN_TTL = 900`)은 다시 3600으로")
 which is no value asked; a per-minute limit in words ("키별 한도는 분당
 60회로") against `RATE_LIMIT_PER_MIN`, and the zones of two people for one
-time ("the recipient's timezone (`booking.customer.tz`)")."""
+time ("the recipient's timezone (`booking.customer.tz`)"), and a setting asked
+back in words with no value ("세션 쿠키의 사이트 간 전송 제한을 이전 수준으로
+다시 풀어주세요" after `SESSION_COOKIE_SAMESITE = 'Strict'` was made)."""
 
 from __future__ import annotations
 
 from test_core_ledger_wording import _finding
 
 from bot.contradictions import reverses
+from bot.finding import FindingStatus
 from bot.values import setting_values
 
 
@@ -112,6 +115,13 @@ def test_parts_counted_in_words_against_a_flag() -> None:
     # Two shards asked in words too: the same count.
     also_two = _finding("F4", "qa-bot", "테스트를 두 갈래로 나눠 돌려야 합니다.")
     assert not reverses(also_two, two)
+    # A flag inside a longer span, or written with "=", is read the same.
+    assert "4@workers" in setting_values("Run it with `--workers=4`.")
+    eight = _finding("F1", "perf-reviewer", "Please go to 8 shards (`--splits 8`, `group: [1, 2, 3, 4, "
+                                            "5, 6, 7, 8]`) so the slowest shard drops.")
+    fewer = _finding("F3", "cost-reviewer", "Please reduce the `test` matrix to 2 shards (`--splits 2`) "
+                                            "and run `pytest -n 2` inside each shard.")
+    assert reverses(fewer, eight)
 
 
 def test_a_file_format_asked_in_words() -> None:
@@ -167,3 +177,20 @@ def test_two_peoples_zones_for_one_time() -> None:
     again = _finding("F3", "mail-review", "Render the body time in the customer's timezone "
                                           "(`booking.customer.tz`).")
     assert not reverses(again, customer)
+
+
+def test_a_setting_asked_back_in_words_by_what_its_name_means() -> None:
+    strict = _finding("F1", "sec-bot", "`SESSION_COOKIE_SAMESITE`를 `'Strict'`로 바꿔주세요. 관리 "
+                                       "화면에 대한 CSRF 표면을 줄이기 위함입니다.")
+    strict.status = FindingStatus.FIXED
+    back = _finding("F4", "ux-bot", "링크를 타고 넘어오는 페이지 이동에도 세션 쿠키가 함께 전송되도록, "
+                                    "세션 쿠키의 사이트 간 전송 제한을 이전 수준으로 다시 풀어주세요.")
+    assert reverses(back, strict)
+    # Not made yet, there is nothing to ask back.
+    strict.status = FindingStatus.OPEN
+    assert not reverses(back, strict)
+    # Asked back, but of another thing (the cookie's lifetime): its name's words are not said.
+    age = _finding("F2", "sec-bot", "`SESSION_COOKIE_AGE`를 12시간으로 줄여주세요.")
+    age.status = FindingStatus.FIXED
+    other = _finding("F4", "ux-bot", "세션 쿠키의 사이트 간 전송 제한을 이전 수준으로 다시 풀어주세요.")
+    assert not reverses(other, age)
