@@ -403,6 +403,10 @@ def _two_libraries(a: Finding, b: Finding) -> bool:
                for kind in LIBRARY_KINDS)
 
 
+# Words of naming: both points must speak of the name.
+_NAMES = frozenset({"이름", "명명", "name", "renam", "naming"})
+
+
 def _one_name_two_units(a: Finding, b: Finding) -> set[str]:
     """"`checkout_latency_seconds`로 바꾸고" against "이 지표 이름은
     `checkout_latency_ms`로": two names asked of one thing, each with its unit
@@ -412,7 +416,9 @@ def _one_name_two_units(a: Finding, b: Finding) -> set[str]:
     def unitless(name: str) -> str:
         parts = name.split("_")
         return "_".join(parts[:-1]) if len(parts) >= 2 and parts[-1] in NAME_UNITS else ""
-    out = set()
+    out: set[str] = set()
+    if not (_NAMES.intersection(a.terms) and _NAMES.intersection(b.terms)):
+        return out  # ("keep `job_duration_ms` as well": two metrics, none renamed)
     for x in (v[2:] for v in a.values if v.startswith("+@")):
         for y in (v[2:] for v in b.values if v.startswith("+@")):
             bx, by = unitless(x), unitless(y)

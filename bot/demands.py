@@ -19,7 +19,7 @@ from bot.topics import word_stem
 # -- direction and conflicts -----------------------------------------------------
 _DOWN = re.compile(
     r"\b(?:lower|reduce|decrease|shorten|shorter|smaller|less|disable|turn(?:ed)?\s+off|switch(?:ed)?\s+off|remove|delete|drop"
-    r"|cut|shrink|tighten|narrow|restrict|downgrade)(?:\b|(?=해|하))"
+    r"|cut|shrink|tighten|narrow|restrict|downgrade)(?:\b|(?=해|하(?!지\s*(?:말|마|않)|면\s*안)))"
     # "bring `MAX_UPLOAD_BYTES` down to 10 MB", "has to go down".
     r"|\b(?:bring|take)\s+(?:\S+\s+){0,3}?down\b|\bgo\s+down\b|줄여|줄이|낮춰|낮추|짧게|감소|축소|끄|꺼|비활성|제거|삭제|빼|좁혀|좁히"
     # ("버전을 다시 내려야"; not "내려받아", a download, nor "클라이언트에 WebP를
@@ -255,12 +255,21 @@ _OPPOSE = re.compile(
 )
 
 
+# What the code did against a reviewer's request, said as a fact: "방금 커밋은
+# sec-bot 요청과는 반대로 `SESSION_TTL`을 다시 늘렸습니다", "Contrary to
+# sec-bot's request, `X` is still 86400" (backing that request, not against it).
+_AGAINST_IT_DONE = re.compile(
+    r"(?:반대로|\bcontrary\s+to\b)[^.\n]*?(?:(?:었|았|였|렸|했|됐)습니다|\b(?:is|are|was|were)\s+still\b)",
+    re.I)
+
+
 def opposed(text: str, authors: set[str]) -> frozenset[str]:
     """The authors a point says it is against: "다만 perf-bot의 `gzip` 요청에는
     반대합니다", "I disagree with sec-bot here" (not "they do not conflict",
     nor "Agree with sec-bot: we cannot accept unsigned requests")."""
     named = _named_in(text, authors, lambda c: bool(_OPPOSE.search(c))
-                      and not w.NO_CONFLICT.search(c) and not _AGREE.search(c))
+                      and not w.NO_CONFLICT.search(c) and not _AGREE.search(c)
+                      and not _AGAINST_IT_DONE.search(c))
     if not authors:
         return named
     # "I disagree with keying on `user_id`", "`user_id` 기준 제한에는 반대합니다":
@@ -356,7 +365,7 @@ TAKE_OUT = "~out"
 _TAKE_OUT = re.compile(
     r"(?<![가-힣])빼\s*(?:주|야|\.|$)|(?:제거|삭제)(?:해\s*(?:주|야)|하도록)|없애\s*(?:주|야)"
     # ("함께 drop해주세요": an English verb with a Korean ending.)
-    r"|\b(?:remove|drop|take\s+out|rip\s+out|get\s+rid\s+of)(?:\b|(?=해|하))",
+    r"|\b(?:remove|drop|take\s+out|rip\s+out|get\s+rid\s+of)(?:\b|(?=해|하(?!지\s*(?:말|마|않)|면\s*안)))",
     re.I,
 )
 

@@ -89,8 +89,9 @@ def _config_places(text: str) -> frozenset[str]:
 
 
 _MEASURED = re.compile(r"`[^`\n]{1,80}`\s*(?:의\s*)?(?:호출|요청|부하|트래픽|응답\s*시간)"
-                       r"(?:이|가|은|는|량|수)?"
-                       r"|`[^`\n]{1,80}`\s+(?:calls|requests|traffic|load|latency)\b", re.I)
+                       r"(?:이|가|은|는|량|수)?(?=\s*(?:\d+\s*배|[^.\n]{0,20}?(?:늘었|늘어났|증가|급증)))"
+                       r"|`[^`\n]{1,80}`\s+(?:calls|requests|traffic|load|latency)\s+"
+                       r"(?:went\s+up|doubled|tripled|increased|grew|rose)\b", re.I)
 
 
 def same_place(a: list[str], b: list[str]) -> bool:
@@ -145,4 +146,4 @@ _ENVS = {"staging": "staging", "stg": "staging", "스테이징": "staging",
          "local": "local", "로컬": "local"}
 _ENV = re.compile(r"(?<![\w/.-])(?:staging|stg|production|prod|sandbox)(?![\w/-]|\.\w)"
                   r"|스테이징|프로덕션|운영\s*환경|운영\s*서버|운영\s*설정|운영계|샌드박스"
-                  r"|로컬", re.I)
+                  r"|로컬(?=에서|\s*환경|\s*개발)", re.I)

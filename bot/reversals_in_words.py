@@ -35,13 +35,14 @@ _REMOVE_VERBS = frozenset({"지우", "삭제", "제거", "없애", "빼", "delet
 def _removal_refused(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     """"회원 행은 지우지 말고 … 되돌려 주세요" after "회원 행 자체를 물리
     삭제해야 합니다" was done: the removal the other asked for, refused in any
-    verb of removing and asked undone, about what both name."""
+    verb of removing and asked undone, about what both name (two words in
+    common: "파일" alone may be two files)."""
     if not may_clash(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         if (_REMOVE_VERBS.intersection(one.prohibits) and _UNDO.intersection(one.asks)
                 and TAKE_OUT in other.asks and is_made(other, reported)
-                and _shared_words(one, other)):
+                and _word_count(_shared_words(one, other)) >= 2):
             return True
     return False
 

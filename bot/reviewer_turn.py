@@ -9,6 +9,7 @@ between reviewers (`bot.contradictions`). The owner's side is
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from bot import wording as w
@@ -70,7 +71,7 @@ def judge_author(
             # "2번은 설명을 듣고 보니 타당합니다. … 해당 지적은 철회하겠습니다":
             # what the point withdraws is the point it named.
             clause = replace(clause, ordinals=named[point])
-        if clause.act is Act.FACT and starts_new_point(text):
+        if clause.act is Act.FACT and starts_new_point(text) and _ANNOUNCES.search(text):
             # "인코딩 문제는 앞서 말씀드린 그대로입니다. 그리고 새로 하나
             # 발견했습니다. 헤더가 …": what follows opens a point of its own,
             # not more of the one the point repeated.
@@ -84,7 +85,9 @@ def judge_author(
                 r.doubts and not asks(text) and w.THE_COMMIT.match(text)):
             continue
         numbered = point in r.by_number and not (clause.ordinals or clause.labels)
-        if numbered and clause.act is Act.ACK and r.point_refs.get(point):
+        if (numbered and clause.act is Act.ACK and r.point_refs.get(point)
+                and at + 1 < len(r.parsed) and r.parsed[at + 1][0] == point
+                and r.parsed[at + 1][2].act is Act.FINDING):
             # "2: still needed. A 10:00 appointment … which is fine, but …":
             # the point has said it is open; what it finds fine is its argument.
             continue
@@ -118,6 +121,12 @@ def judge_author(
             _finding(r, point, text, clause, targets, best, reversal,
                      len(findings), round_no, out)
     _settle(r, findings, round_no, out)
+
+
+# What announces a point found: "새로 하나 발견했습니다", "One more:", "3: new."
+# (Not "새로 배포한 빌드로 다시 돌려 봤습니다": a new build, no new point.)
+_ANNOUNCES = re.compile(r"발견|하나\s*더|한\s*가지\s*더|\bfound\b|\bone\s+more\b|^\W*new\W*$",
+                        re.I)
 
 
 def _reference(r: Reading, point: int, clause: Clause) -> None:

@@ -58,7 +58,9 @@ def named_in_words(a: Finding, b: Finding) -> set[str]:
         # Asked back as it was, with no value: "세션 쿠키의 사이트 간 전송 제한을
         # 이전 수준으로 다시 풀어주세요" names `SESSION_COOKIE_SAMESITE` by
         # what each of its words means.
-        return {x for x in a.anchors if x.startswith("code:") and "_" in x
+        # (A name of three words or more: "세션 만료 안내 문구를 이전처럼" says
+        # the words of `SESSION_TTL` about something else.)
+        return {x for x in a.anchors if x.startswith("code:") and x.count("_") >= 2
                 and _parts_meant(x[5:], words)}
     # (A word of five letters or more: `ttl`, `key` said in words name too much.)
     # (Not a word of a longer name: `checkout` of `checkout-success-rate`.)
@@ -97,7 +99,7 @@ def cited(a: Finding, b: Finding) -> set[str]:
 
 # Words of a name that say how it is kept, not what: a unit, a switch's verb.
 # (`RATE_LIMIT_PER_MIN` is a rate's limit: "per min" says in what.)
-_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins", "min",
+_UNIT_WORDS = frozenset({"seconds", "secs", "sec", "ms", "millis", "minutes", "mins",
                          "hours", "days", "bytes", "kb", "mb", "per", "enable", "enabled",
                          "disable", "disabled", "use", "flag"})
 # ("allowed origins" says the whole of `cors_allowed_origins`, but what
@@ -117,6 +119,8 @@ def _parts_meant(name: str, words: set[str]) -> bool:
 def _name_concepts(name: str) -> tuple[str, ...]:
     """The concepts a name's words are (`~size` and …), or none when one is not."""
     # (A unit that ends the name says how, not what: `session_ttl_seconds`.)
+    # (`RATE_LIMIT_PER_MIN`: "per min" says in what; `min_workers` is a minimum.)
+    name = re.sub(r"[_.-]per[_.-](?:min|sec|hour)\b", "", name)
     parts = [p for p in re.split(r"[_.-]", name) if p not in _HOW_WORDS]
     # (One short word names too much, `ttl`, `key`; unless it is a kind of
     # what it means, `gzip` of compression.)

@@ -47,8 +47,9 @@ _PRESENT = re.compile(
     # "이 지표 이름은 `checkout_latency_ms`로 해 주십시오", "name it `X`",
     # "rename the metric to `X`": the name asked.
     r"|(?:이름|명칭)(?:은|을|는)?\s*`([^`\n]{1,60})`(?:으로|로)\s*(?:해|하고|하도록|지어|정해|바꿔|변경)"
-    r"|\b(?:name|call)\s+(?:it|this|the\s+\w+)\s+`([^`\n]{1,60})`"
-    r"|\brename\s+(?:it|this|the\s+\w+)\s+(?:to|as)\s+`([^`\n]{1,60})`"
+    + NOT_DONE_KO +
+    r"|(?<!not\s)(?<!n't\s)(?<!never\s)\bname\s+(?:it|this|the\s+\w+)\s+`([^`\n]{1,60})`"
+    r"|(?<!not\s)(?<!n't\s)(?<!never\s)\brename\s+(?:it|this|the\s+\w+)\s+(?:to|as)\s+`([^`\n]{1,60})`"
     # "`user_email` 필드는 반드시 남겨주세요": kept.
     r"|`([^`\n]{1,60})`(?:\s*(?:필드|컬럼|칼럼|항목|헤더|키))?(?:은|는|을|를)\s*(?:반드시\s*|꼭\s*|그대로\s*)?"
     r"남(?:겨|기)\s*(?:주|야|두)" + NOT_DONE_KO +

@@ -102,7 +102,9 @@ def regions(clause: str) -> list[tuple[int, str]]:
 _LOOPBACK = re.compile(
     r"\b(?:loopback|localhost)(?:\s+(?:interface|address))?\s+only\b"
     r"|\bonly\s+(?:on|to)\s+(?:the\s+)?(?:loopback|localhost)\b"
-    r"|(?:루프백|로컬호스트|\blocalhost|\bloopback)\s*(?:인터페이스|주소)?\s*(?:에서|에|으로|로)만", re.I)
+    r"|(?:루프백|로컬호스트|\blocalhost|\bloopback)\s*(?:(?:인터페이스|주소)\s*)?(?:에서|에|으로|로)만", re.I)
+# (Of a listener: "the test connects to localhost only" is no address asked.)
+_LISTENS = re.compile(r"\b(?:listen|bind|serve|expose|reachable)|바인딩|리슨|열어|노출|접근", re.I)
 _ANY_INTERFACE = re.compile(r"\b(?:on|to)\s+all\s+(?:network\s+)?interfaces\b"
                             r"|모든\s*(?:네트워크\s*)?인터페이스(?:에서|에|로)", re.I)
 _LISTEN_HINT = re.compile(r"loopback|localhost|interface|루프백|로컬호스트|인터페이스", re.I)
@@ -110,7 +112,7 @@ _LISTEN_HINT = re.compile(r"loopback|localhost|interface|루프백|로컬호스�
 
 def listen_addresses(clause: str) -> list[tuple[int, str]]:
     """(where, address) of each listening address asked in words."""
-    if not _LISTEN_HINT.search(clause):
+    if not _LISTEN_HINT.search(clause) or not _LISTENS.search(clause):
         return []  # (most clauses: one quick look)
     out = [(m.start(), "=127.0.0.1") for m in _LOOPBACK.finditer(clause)]
     return out + [(m.start(), "=0.0.0.0") for m in _ANY_INTERFACE.finditer(clause)]
@@ -118,20 +120,26 @@ def listen_addresses(clause: str) -> list[tuple[int, str]]:
 
 # A file format asked in words: "엑셀(xlsx)로 바꿔야", "CSV 대신 parquet으로",
 # "export it as Excel" (`=xlsx`, `=parquet`: as a format setting holds them in
-# code, `EXPORT_FORMAT = "parquet"`). Not the format refused: "CSV가 아니라",
-# "instead of CSV".
+# code, `EXPORT_FORMAT = "parquet"`). Not the format refused ("CSV로 바꾸면 안
+# 됩니다", "not to CSV"), nor one named without "으로" or "to/as" ("CSV가
+# 아니라", "instead of CSV").
 _FILE_FORMAT = r"(csv|tsv|xlsx|excel|엑셀|parquet|jsonl|ndjson|json|pdf|xml|avro)"
 _FORMAT_ASKED = re.compile(
-    _FILE_FORMAT + r"\)?\s*(?:파일|형식|포맷)?\s*(?:으로|로)(?![가-힣])"
-    r"|\b(?:to|as|in|into)\s+(?:an?\s+)?" + _FILE_FORMAT + r"\b", re.I)
+    r"(?<![\w가-힣])" + _FILE_FORMAT + r"\)?\s*(?:(?:파일|형식|포맷)\s*)?(?:으로|로)(?![가-힣])"
+    r"(?!\s*[가-힣]*(?:지\s*(?:말|마|않)|면\s*안))"
+    r"|(?<!not\s)(?<!n't\s)(?<!never\s)\b(?:to|as|in|into)\s+(?:an?\s+)?" + _FILE_FORMAT
+    + r"\b", re.I)
 _FORMAT_HINT = re.compile(r"csv|tsv|xlsx|excel|엑셀|parquet|json|pdf|xml|avro", re.I)
+# (Only of a file: "parse the body as JSON", "log it as JSON" ask no format.)
+_FILE_WORDS = re.compile(r"export|download|file|format|report|내보내|다운로드|파일|형식|포맷|리포트|보고서",
+                         re.I)
 FILE_FORMATS = frozenset({"=csv", "=tsv", "=xlsx", "=parquet", "=jsonl", "=ndjson", "=json", "=pdf",
                           "=xml", "=avro"})
 
 
 def file_formats(clause: str) -> list[tuple[int, str]]:
     """(where, format) of each file format asked in words."""
-    if not _FORMAT_HINT.search(clause):
+    if not _FORMAT_HINT.search(clause) or not _FILE_WORDS.search(clause):
         return []  # (most clauses: one quick look)
     out = []
     for m in _FORMAT_ASKED.finditer(clause):
@@ -149,8 +157,15 @@ def flags(clause: str) -> list[tuple[int, str, str]]:
     """(where, value, flag name) of each numbered flag in the clause's code."""
     if "--" not in clause:
         return []  # (most clauses: one quick look)
-    return [(span.start() + m.start(), m.group(2), m.group(1).replace("-", "_"))
-            for span in CODE.finditer(clause) for m in _FLAG.finditer(span.group(0))]
+    out = []
+    for span in CODE.finditer(clause):
+        # (Of the command the span runs: `gunicorn … --workers 4` and `uvicorn …
+        # --workers 1` are two processes' settings.)
+        first = span.group(1).split(maxsplit=1)[0] if span.group(1).strip() else ""
+        command = "" if first.startswith("-") else re.sub(r"\W", "", first.lower()) + "_"
+        out += [(span.start() + m.start(), m.group(2), command + m.group(1).replace("-", "_"))
+                for m in _FLAG.finditer(span.group(0))]
+    return out
 
 
 # Where a name is asked to live: "`shared/pdf/renderer.py`로 옮겨", "move it
@@ -204,17 +219,23 @@ def languages(clause: str) -> list[tuple[int, str]]:
 # A zone asked as whose it is, with the name that holds it: "in the
 # recipient's timezone (`booking.customer.tz`)", "수신자 시간대(`user.tz`)로".
 _ZONE_OF = re.compile(
-    r"\b(?:in|to|use)\s+(?:the\s+)?[\w-]+(?:'s|s')\s+(?:time\s*zone|zone)\s*\(?`([\w.]{1,60})`"
-    r"|(?:시간대|타임존)\s*\(?`([\w.]{1,60})`\)?\s*(?:기준|으로|로(?![가-힣]))", re.I)
+    r"\b(?:in|to|use)\s+(?:the\s+)?([\w-]+)(?:'s|s')\s+(?:time\s*zone|zone)\s*\(?`[\w.]{1,60}`"
+    r"|([가-힣]+?)(?:의)?\s*(?:시간대|타임존)\s*\(?`[\w.]{1,60}`\)?\s*(?:기준|으로|로(?![가-힣]))", re.I)
+# Whose zone, one word for each person: the zone a name holds is theirs.
+_WHOSE = {"recipient": "customer", "customer": "customer", "user": "customer", "patient": "customer",
+          "수신자": "customer", "고객": "customer", "사용자": "customer", "organiser": "provider",
+          "organizer": "provider", "provider": "provider", "clinic": "provider",
+          "주최자": "provider", "병원": "provider"}
 
 
 def zones(clause: str) -> list[tuple[int, str]]:
     """(where, stored value) of each time zone asked: `=tz:utc`, `=tz:asia/seoul`,
-    `=tz:booking.customer.tz` (the zone a name holds)."""
+    `=tz:of:customer` (whose zone, as a name in code holds it)."""
     out = [(m.start(), "=" + _zone(m)) for m in _ZONE.finditer(clause)]
     if "`" in clause:
-        out += [(m.start(), "=tz:" + (m.group(1) or m.group(2)).lower())
-                for m in _ZONE_OF.finditer(clause)]
+        out += [(m.start(), "=tz:of:" + _WHOSE.get(who, who))
+                for m in _ZONE_OF.finditer(clause)
+                for who in [(m.group(1) or m.group(2)).lower()]]
     return out
 
 

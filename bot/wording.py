@@ -202,8 +202,9 @@ for _concept, _words in _CONCEPTS.items():
 # asking two of them for one client ask two things of it.
 LIBRARY_KINDS: tuple[frozenset[str], ...] = (
     frozenset({"requests", "httpx", "aiohttp", "urllib3"}),  # HTTP clients
-    frozenset({"json", "orjson", "ujson", "simplejson", "msgspec"}),  # JSON
-    frozenset({"logging", "structlog", "loguru"}),
+    # (Not `json` or `logging`: "`logging`을 추가해" asks for logs, not the module.)
+    frozenset({"orjson", "ujson", "simplejson", "msgspec"}),  # JSON
+    frozenset({"structlog", "loguru"}),
     frozenset({"psycopg2", "psycopg", "asyncpg", "aiopg"}),  # PostgreSQL drivers
     frozenset({"celery", "rq", "dramatiq", "arq", "huey"}),  # task queues
     frozenset({"npm", "yarn", "pnpm"}),
@@ -576,7 +577,8 @@ REMAINING = words(
 )
 # ("3건 반영했습니다": a count in digits, beside what was done to them.)
 ALL = words(r"\b(?:both|all|either)\b|(?:두|세|네)\s*(?:가지|개|항목|건|지적)|둘\s*다|모두|전부"
-            r"|(?<![\d,.])[2-9]\s*(?:건|가지)(?=\s*(?:모두\s*)?(?:반영|수정|처리|확인|고쳤|해결))", re.I)
+            r"|(?<![\d,.])(?<!중\s)(?<!중)[2-9]\s*(?:건|가지)(?!\s*중)"
+            r"(?=\s*(?:모두\s*)?(?:반영|수정|처리|확인|고쳤|해결))", re.I)
 
 # -- selectors, and what a clause says about its point ----------------------
 # String literals and number-led values inside a code span.

@@ -127,9 +127,9 @@ def test_a_state_for_a_part_and_two_operations_named_in_code() -> None:
 def test_a_removal_made_then_refused_in_another_verb() -> None:
     deleted = _fixed("F1", "privacy-bot", "탈퇴 회원의 `users` 행이 남아 있습니다. `DELETE FROM users "
                                           "WHERE id = %s`로 회원 행 자체를 물리 삭제해야 합니다.")
-    keep = _finding("F4", "audit-bot", "회원 행을 지우면서 `orders.user_id`가 CASCADE로 따라가 주문 "
-                                       "기록까지 사라집니다. 회원 행은 지우지 말고 그대로 남겨 두고, "
-                                       "개인정보 칼럼만 비우는 방식으로 되돌려 주세요.")
+    keep = _finding("F4", "audit-bot", "탈퇴 회원 행을 지우면서 `orders.user_id`가 CASCADE로 따라가 "
+                                       "주문 기록까지 사라집니다. 회원 행은 지우지 말고 그대로 남겨 "
+                                       "두고, 개인정보 칼럼만 비우는 방식으로 되돌려 주세요.")
     assert reverses(keep, deleted)
     # Asked while the removal was not made yet, it is a request about it, not its undoing.
     pending = _finding("F1", "privacy-bot", "`DELETE FROM users WHERE id = %s`로 회원 행 자체를 "
@@ -138,3 +138,8 @@ def test_a_removal_made_then_refused_in_another_verb() -> None:
     # About another thing (no word in common), no reversal.
     other = _finding("F4", "audit-bot", "로그 파일은 지우지 말고 이전 보관 방식으로 되돌려 주세요.")
     assert not reverses(other, deleted)
+    # One word in common ("파일") may be two things: two files.
+    temp = _fixed("F1", "ops-bot", "7일 지난 임시 파일을 삭제해 주세요.")
+    audit = _finding("F4", "audit-bot", "감사 로그 파일은 지우지 말고, 보관 기간 설정만 이전처럼 "
+                                        "되돌려 주세요.")
+    assert not reverses(audit, temp)

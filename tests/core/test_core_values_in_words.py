@@ -128,7 +128,11 @@ def test_a_file_format_asked_in_words() -> None:
     assert setting_values("내보내기 파일을 CSV가 아니라 엑셀(xlsx)로 바꿔야 합니다.") == {"=xlsx@"}
     assert setting_values("Please export it as Excel instead of CSV.") == {"=xlsx@"}
     # The format refused is not asked.
-    assert setting_values("Please switch to Parquet instead of CSV.") == {"=parquet@"}
+    assert setting_values("Please switch the export to Parquet instead of CSV.") == {"=parquet@"}
+    # A format refused, or one of no file ("parse the body as JSON"), is none asked.
+    assert setting_values("`orders_report()`는 CSV로 바꾸면 안 됩니다.") == set()
+    assert setting_values("Parse the webhook body as JSON.") == set()
+    assert setting_values("직렬화는 orjson으로 교체해 주세요.") == set()
     coded = _finding("F2", "data-bot", "`EXPORT_FORMAT`은 `\"parquet\"`로 바꿔 주십시오.")
     excel = _finding("F1", "finance-bot", "내보내기 파일을 CSV가 아니라 엑셀(xlsx)로 바꿔야 합니다.")
     assert reverses(excel, coded)
@@ -166,17 +170,17 @@ def test_a_rate_limit_in_words_against_its_name_in_code() -> None:
 
 def test_two_peoples_zones_for_one_time() -> None:
     assert setting_values("Show it in the recipient's timezone (`booking.customer.tz`).") == {
-        "=tz:booking.customer.tz@"}
+        "=tz:of:customer@"}
     assert setting_values("본문 시각은 수신자 시간대(`booking.customer.tz`)로 보여 주십시오.") == {
-        "=tz:booking.customer.tz@"}
+        "=tz:of:customer@"}
     customer = _finding("F1", "tz-review", "The email body renders the appointment in UTC. Show it "
                                            "in the recipient's timezone (`booking.customer.tz`).")
     provider = _finding("F3", "mail-review", "Render the body time in the organiser's timezone "
                                              "(`booking.provider.tz`) instead of UTC.")
     assert reverses(provider, customer)
     again = _finding("F3", "mail-review", "Render the body time in the customer's timezone "
-                                          "(`booking.customer.tz`).")
-    assert not reverses(again, customer)
+                                          "(`booking.customer.timezone`).")
+    assert not reverses(again, customer)  # one person's zone, however the code reads it
 
 
 def test_a_setting_asked_back_in_words_by_what_its_name_means() -> None:
