@@ -12,19 +12,12 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 from test_core_ledger_wording import _finding
+from test_core_reversal_in_words_more import _fixed
 
 from bot.contradictions import reverses
 from bot.demands import opposed
-from bot.finding import Finding, FindingStatus
 from bot.findings import owner_clause
 from bot.models import Role
-
-
-def _fixed(label: str, author: str, text: str) -> Finding:
-    finding = _finding(label, author, text)
-    finding.status = FindingStatus.FIXED
-    return finding
-
 
 PAIRS = [
     (_finding("F1", "a", "`customer_ip` 컬럼은 drop하지 마세요. 사기 탐지 모델이 씁니다."),
