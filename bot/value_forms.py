@@ -150,7 +150,7 @@ def file_formats(clause: str) -> list[tuple[int, str]]:
 
 # A command-line flag with its number, in any code span: `--splits 8`,
 # `--splits 2 --group 1`, `--workers=4` (the value of a setting `splits`).
-_FLAG = re.compile(r"--([a-z][a-z0-9_-]*)(?:\s+|=)(\d+(?:\.\d+)?)(?![\w.])")
+FLAG = re.compile(r"--([a-z][a-z0-9_-]*)(?:\s+|=)(\d+(?:\.\d+)?)(?![\w.])")
 
 
 def flags(clause: str) -> list[tuple[int, str, str]]:
@@ -164,7 +164,7 @@ def flags(clause: str) -> list[tuple[int, str, str]]:
         first = span.group(1).split(maxsplit=1)[0] if span.group(1).strip() else ""
         command = "" if first.startswith("-") else re.sub(r"\W", "", first.lower()) + "_"
         out += [(span.start() + m.start(), m.group(2), command + m.group(1).replace("-", "_"))
-                for m in _FLAG.finditer(span.group(0))]
+                for m in FLAG.finditer(span.group(0))]
     return out
 
 

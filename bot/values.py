@@ -27,6 +27,7 @@ from bot.stances import (
     sync_stance,
 )
 from bot.value_forms import (
+    FLAG,
     assignments,
     cache_words,
     destinations,
@@ -246,7 +247,7 @@ def setting_values(text: str) -> frozenset[str]:
                 key = name if _CODE_NAME.fullmatch(name) else None
                 if _CHANGED_FROM.match(clause, match.end()):
                     continue  # "`workers = 2`를 `workers = 8`로": what it is now
-            if _FLAG.fullmatch(literal):
+            if FLAG.fullmatch(literal):
                 continue  # `--splits 2`: a flag's value (`flags` below)
             if keyed:
                 key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
@@ -339,10 +340,6 @@ def _in_units_of(value: str, key: str) -> str:
     """`value` with the unit `key`'s name ends in, when it is a bare number."""
     unit = NAME_UNITS.get(key.rsplit("_", 1)[-1]) if "_" in key else None
     return value + unit if unit and _BARE_NUMBER.fullmatch(value) else value
-
-
-# A command-line flag with its value in a code span: `--splits 2`.
-_FLAG = re.compile(r"--([a-z][a-z0-9_-]*)\s+(\d+(?:\.\d+)?)")
 
 
 # Log levels in code are values, not names: "must stay at `warn`".
