@@ -251,7 +251,7 @@ async def burst(rooms: list[tuple[str, str]], channels: int, db: Path, strictnes
         while time.monotonic() - start < limit:
             pending = await storage._one(
                 "SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending'")
-            if pending is not None and pending["n"] == 0 and not engine._arbitrating:
+            if pending is not None and pending["n"] == 0 and not engine.arbitration.carrying:
                 break
             await asyncio.sleep(0.2)
         stop.set()

@@ -78,6 +78,18 @@ class ArbitrationFlow:
         self.lease = timedelta(seconds=settings.lease_seconds)
         # Renewed thrice per lease at least: two missed beats still hold it.
         self.renew_every = min(MAX_BEAT_SECONDS, settings.lease_seconds / 3)
+        # Arbitrations this process is carrying now: recovery leaves them alone.
+        self.carrying: set[int] = set()
+
+    async def carry(self, room: RoomKey, arbitration_id: int) -> None:
+        """`run`, unless another task of this process carries it already."""
+        if arbitration_id in self.carrying:
+            return
+        self.carrying.add(arbitration_id)
+        try:
+            await self.run(room, arbitration_id)
+        finally:
+            self.carrying.discard(arbitration_id)
 
     async def run(self, room: RoomKey, arbitration_id: int) -> None:
         """Carry one arbitration to its verdict: a unit to claim and start it,

@@ -18,11 +18,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from bot import telemetry
+from bot.channels import ChannelDirectory
 from bot.ingest import store_incoming
 from bot.models import IncomingMessage, RoomKey
+from storage.base import Storage
 
-if TYPE_CHECKING:
-    from bot.engine import Engine
+if TYPE_CHECKING:  # the outbox sees the platforms' ports, which see this module's types
+    from bot.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
@@ -98,11 +100,11 @@ def _mark_in(raw: list[str]) -> RoomMark:
     return RoomMark(RoomKey.parse(room_id), message_id, datetime.fromisoformat(ts))
 
 
-async def plan(engine: Engine, platform: str) -> CatchUpPlan:
+async def plan(storage: Storage, channels: ChannelDirectory, platform: str) -> CatchUpPlan:
     out = CatchUpPlan()
-    for mark in await engine.storage.catch_up_marks(platform):
+    for mark in await storage.catch_up_marks(platform):
         room = RoomKey.parse(mark.room_id)
-        channel = await engine.channels.get(room.platform, room.channel)
+        channel = await channels.get(room.platform, room.channel)
         if not channel.watched or channel.paused:
             continue
         here = RoomMark(room, mark.last_message_id, mark.last_ts)
@@ -116,27 +118,31 @@ async def plan(engine: Engine, platform: str) -> CatchUpPlan:
     return out
 
 
-async def catch_up_room(engine: Engine, room: RoomKey, fetch: Fetch) -> int:
+async def catch_up_room(
+    room: RoomKey, fetch: Fetch, *, storage: Storage, channels: ChannelDirectory,
+    outbox: Outbox, catching_up: set[str], apply_stored: Callable[[RoomKey], Awaitable[None]],
+) -> int:
     """Store and apply what `fetch` finds for the room; returns how many were new.
 
-    While the room catches up, its live messages are stored but not applied
-    (`Engine.receive` sees `catching_up`); afterwards everything unapplied goes
-    in the platform's order, missed and live together.
+    While the room catches up (its id in `catching_up`), its live messages are
+    stored but not applied (`Engine.receive` looks); afterwards
+    `apply_stored` applies everything unapplied in the platform's order,
+    missed and live together.
     """
-    engine.catching_up.add(room.id)
+    catching_up.add(room.id)
     new = 0
     try:
         found = await fetch()
         for message in found:
             if message.is_self or message.room != room:
                 continue
-            if await store_incoming(engine.storage, engine.channels, message) is not None:
+            if await store_incoming(storage, channels, message) is not None:
                 new += 1
     finally:
-        engine.catching_up.discard(room.id)
-    await engine.apply_stored(room, platform_order=True)
+        catching_up.discard(room.id)
+    await apply_stored(room)
     if new:
         log.info("catch-up: %d missed message(s) in %s", new, room.label)
         telemetry.caught_up(room.platform, new)
-    await engine.outbox.flush(room.id)
+    await outbox.flush(room.id)
     return new

@@ -13,19 +13,18 @@ it lives in storage.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine, Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from bot import catchup, detection, shards, telemetry
+from bot import catchup, telemetry
 from bot.admin import AdminCommands
 from bot.arbiter.judge import ProgressJudge
 from bot.arbiter.service import Arbitrator
 from bot.arbitration_flow import ArbitrationFlow
+from bot.background import Background
 from bot.channels import ChannelDirectory
 from bot.clock import Clock, SystemClock
 from bot.command_flow import StoredCommands
@@ -49,25 +48,13 @@ from bot.models import (
 from bot.outbox import Outbox
 from bot.pacing import SharedPacing
 from bot.ports import Applying, EventListener, Transport
+from bot.recovery import Recovery
+from bot.shards import ShardWatch
 from bot.state import RoomState
-from bot.transitions import (
-    AlreadyApplied,
-    Effects,
-    RoomContext,
-    Transitions,
-    load,
-    turn_thresholds,
-    waits_for_reviewers,
-)
+from bot.transitions import AlreadyApplied, Effects, RoomContext, Transitions
+from bot.turn_closing import TurnCloser, judged
 from prompts.strings import t
-from storage.base import (
-    ActionRow,
-    ArbitrationRow,
-    DiscordShards,
-    InstanceRow,
-    Storage,
-    held_by_another,
-)
+from storage.base import ActionRow, DiscordShards, InstanceRow, Storage
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +93,9 @@ class Engine:
         self.channels = ChannelDirectory(settings, storage)
         self.instance = Instance(storage, self.clock, settings.lease_seconds,
                                  discord=discord_shards(settings))
-        self.shard_warnings: list[str] = []  # what `check_shards` found last
+        self.shards = ShardWatch(settings.lease_seconds)  # what `check_shards` found last
+        self.background = Background()
+        self.spawn = self.background.spawn
         self.outbox = Outbox(storage, self.transports, self.clock,
                              instance_id=self.instance.id, lease_seconds=settings.lease_seconds)
         # The platforms' rate limits count every instance's calls (adapters
@@ -135,25 +124,25 @@ class Engine:
             storage=storage, clock=self.clock, admin=self.admin, outbox=self.outbox,
             transports=self.transports, spawn=self.spawn,
         )
-        # Rooms with an open turn -> its last message and whether it waits for
-        # other reviewers (None: not known yet), so `tick()` opens a unit only
-        # for turns that may have gone quiet.
-        self.open_turns: dict[str, tuple[datetime, bool] | None] = {}
         self.catching_up: set[str] = set()  # rooms reading what they missed (bot.catchup)
         self.progress_judge = (
             ProgressJudge(settings) if settings.progress_judge_in_effect == "llm" else None
         )
-        self._tasks: set[asyncio.Task[None]] = set()
-        # Arbitrations this process is carrying now: recovery leaves them alone.
-        self._arbitrating: set[int] = set()
+        self.turns = TurnCloser(
+            storage=storage, clock=self.clock, transitions=self.transitions,
+            judge=self.progress_judge, context=self.context, run_effects=self._run_spawned,
+        )
+        self.recovery = Recovery(
+            storage=storage, clock=self.clock, instance=self.instance,
+            arbitration=self.arbitration, spawn=self.spawn, apply_stored=self.apply_stored,
+            apply_action=self.apply_action,
+        )
         self._last_recovery: datetime | None = None
         # Messages, clicks and open turns another instance left behind are
         # looked for this often; arbitrations whose lease ran out at every
         # heartbeat (`tick`), so a dead instance's arbitration is taken over
         # within its lease and a beat.
         self.recovery_every = min(RECOVERY_EVERY, timedelta(seconds=settings.lease_seconds))
-        self._turns_read = False
-        self._closing = False
 
     # -- wiring -----------------------------------------------------------
     def register_transport(self, transport: Transport) -> None:
@@ -182,166 +171,38 @@ class Engine:
         await self.outbox.flush()
 
     async def recover(self) -> None:
-        """Finish arbitrations and messages left unfinished, room by room.
-
-        Called at start and from `tick()`: an exception after a commit (or a
-        crash, or another instance dying) must not strand a room. Applying a
-        room's messages twice at once is harmless (each unit takes the oldest
-        one left, and marks it applied by a compare-and-set), so only the
-        arbitrations carried now, here or under another instance's live
-        lease, are skipped. Rooms with an open turn are looked at again: the
-        instance that would have closed it may be gone.
-        """
-        rooms: dict[str, list[int]] = {}
-        for row in await self._arbitrations_to_take():
-            rooms.setdefault(row.room_id, []).append(row.id)
-        for message in await self.storage.unprocessed_messages():
-            rooms.setdefault(message.room_id, [])
-        for room_id, arbitration_ids in rooms.items():
-            self.spawn(self._recover_room(RoomKey.parse(room_id), arbitration_ids))
-        for action in await self.storage.unprocessed_actions():
-            self.spawn(self.apply_action(action))  # applied once: a compare-and-set
-        if self._turns_read and await self._others_registered():
-            # While other instances share the database (alone, this process
-            # knows every open turn it made; those the last process left are
-            # read once, when turns are first closed: `_load_open_turns`).
-            for room_id in await self.storage.rooms_with_open_turns():
-                self.open_turns.setdefault(room_id, None)  # `close_turns` reads its state
-
-    async def _others_registered(self) -> bool:
-        return any(row.id != self.instance.id for row in await self.storage.instances())
+        """Finish arbitrations, messages and actions left unfinished, room by
+        room (`bot.recovery`), at start and from `tick()`: an exception after a
+        commit, a crash or another instance dying must not strand a room.
+        Rooms with an open turn are looked at again while other instances
+        share the database: the one that would have closed it may be gone."""
+        await self.recovery.run()
+        if self.turns.read and await self.recovery.others_registered():
+            await self.turns.look_again()
 
     async def check_shards(self, rows: list[InstanceRow] | None = None) -> list[str]:
         """Check the live instances' Discord shard settings together (`bot.shards`)
-        when this one runs Discord, and log what changed: each new problem a
-        warning, once; their end, once. Returns the problems found."""
+        when this one runs Discord, logging each change once. The problems found."""
         if self.instance.discord is None:
             return []
         if rows is None:
             rows = await self.storage.instances()
-        found = shards.problems(rows, self.clock.now(), self.settings.lease_seconds)
-        for problem in found:
-            if problem not in self.shard_warnings:
-                log.warning("discord shard settings: %s", problem)
-        if self.shard_warnings and not found:
-            log.info("discord shard settings: the instances agree now")
-        self.shard_warnings = found
-        return found
-
-    async def take_over_arbitrations(self) -> None:
-        """Run the arbitrations no live lease holds (their instance died or
-        stopped, or a crash came between creating and claiming one)."""
-        for row in await self._arbitrations_to_take():
-            self.spawn(self.resume_arbitration(RoomKey.parse(row.room_id), row.id))
-
-    async def _arbitrations_to_take(self) -> list[ArbitrationRow]:
-        """Unfinished arbitrations neither carried here nor held by another
-        instance's live lease. (The claim decides; this spares the units.)"""
-        rows = await self.storage.unfinished_arbitrations()
-        if not rows:
-            return []
-        now = self.clock.now()
-        registered = {row.id for row in await self.storage.instances()}
-        return [
-            row for row in rows
-            if row.id not in self._arbitrating
-            and not held_by_another(row.claimed_by, row.lease_until, self.instance.id, now,
-                                    registered)
-        ]
-
-    async def _recover_room(self, room: RoomKey, arbitration_ids: list[int]) -> None:
-        for arbitration_id in arbitration_ids:
-            await self._arbitrate(room, arbitration_id)
-        await self.apply_stored(room)
-
-    async def resume_arbitration(self, room: RoomKey, arbitration_id: int) -> None:
-        """Carry one arbitration to its verdict, then apply what waited for it."""
-        await self._arbitrate(room, arbitration_id)
-        await self.apply_stored(room)
-
-    async def _arbitrate(self, room: RoomKey, arbitration_id: int) -> None:
-        if arbitration_id in self._arbitrating:
-            return  # carried by another task of this process
-        self._arbitrating.add(arbitration_id)
-        try:
-            await self.arbitration.run(room, arbitration_id)
-        finally:
-            self._arbitrating.discard(arbitration_id)
-
-    def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
-        """Run work in its own task (an arbitration, `/arbiter summon`); `drain()` waits."""
-        if self._closing:
-            # Shutting down: what this would do is already stored (an arbitration
-            # row, unprocessed messages) and the next start recovers it.
-            work.close()
-            return None
-        task = asyncio.create_task(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background work failed", exc_info=task.exception())
+        return self.shards.check(rows, self.clock.now())
 
     async def drain(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        """Wait for the background work (`bot.background`), that spawned meanwhile included."""
+        await self.background.drain()
 
     async def shutdown(self) -> None:
-        """Stop background work now instead of waiting for it (`tribunal run` exiting).
-
-        An arbitration cut short keeps its stored row (pending or running) and
-        the room's messages stay stored; `start()` finishes them next time, as
-        after a crash. Model calls can take minutes: waiting would break the
-        promise to stop within seconds.
-        """
-        self._closing = True
-        while self._tasks:
-            tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        """Stop background work now instead of waiting for it (`tribunal run`
+        exiting): an arbitration cut short keeps its stored row and the next
+        start finishes it, as after a crash."""
+        await self.background.shutdown()
 
     # -- rooms --------------------------------------------------------------
-    async def judged(
-        self, room: RoomKey, ctx: RoomContext, *, closing: bool = False
-    ) -> RoomContext:
-        """With `TRIBUNAL_PROGRESS_JUDGE=llm`: if the next transition closes a
-        reviewer turn whose round the rules are unsure of, ask the judge first.
-
-        A dry closing of a copy of the stored state finds the questions; the
-        call happens here, before the room's unit opens (never a model call
-        inside one), and its answers ride in the context to the real closing.
-        """
-        if self.progress_judge is None:
-            return ctx
-        raw = await self.storage.load_room_state(room.id)
-        state = None if raw is None else RoomState.model_validate_json(raw)
-        turn = state.open_turn if state is not None else None
-        if state is None or turn is None or turn.role is not Role.REVIEWER:
-            return ctx
-        if not closing:
-            rows = await self.storage.unprocessed_messages(room.id)
-            if not rows or (
-                Role(rows[0].role) is Role.REVIEWER
-                and not detection.is_quiet(turn, rows[0].ts, turn_thresholds(state, ctx))
-            ):
-                return ctx  # the reviewer turn goes on: nothing closes
-        copy = state.model_copy(deep=True)
-        questions = [
-            q for e in detection.close_turn(copy, ctx.thresholds)
-            if isinstance(e, detection.TurnClosed) for q in e.questions
-        ]
-        if not questions:
-            return ctx
-        decisions, record = await self.progress_judge.decide(questions)
-        return replace(ctx, decisions=decisions, judge=record)
-
     async def room_language(self, room: RoomKey) -> str:
         """The language everything the bot writes into `room` is in."""
-        return await room_language(self, room)
+        return await room_language(self.storage, self.channels, self.settings.language, room)
 
     async def load_state(self, room: RoomKey) -> RoomState:
         """The room's stored state (a read: displays, tests)."""
@@ -379,7 +240,7 @@ class Engine:
         # marked applied in the unit that applies it, by a compare-and-set, so
         # several instances applying one room at once apply each message once.
         while True:
-            ctx = await self.judged(room, await self.context(room))
+            ctx = await judged(self.storage, self.progress_judge, room, await self.context(room))
             try:
                 async with self.storage.room(room.id) as unit:
                     rows = await unit.unprocessed_messages()
@@ -405,19 +266,15 @@ class Engine:
 
     async def _run(self, room: RoomKey, effects: Effects, *, inline: bool) -> None:
         """What a committed transition asked for: reports, arbitrations, posts."""
-        if effects.saved:
-            if effects.open_turn_at is not None:
-                self.open_turns[room.id] = (effects.open_turn_at, effects.open_turn_waits)
-            else:
-                self.open_turns.pop(room.id, None)
+        self.turns.note(room, effects)
         effects.run_reports(self.emit)
         if effects.posted:
             self.outbox.note(room.id)
         for arbitration_id in effects.arbitrations:
             if inline:
-                await self._arbitrate(room, arbitration_id)
+                await self.arbitration.carry(room, arbitration_id)
             else:
-                self.spawn(self.resume_arbitration(room, arbitration_id))
+                self.spawn(self.recovery.resume(room, arbitration_id))
         await self.outbox.flush(room.id)
 
     async def _run_spawned(self, room: RoomKey, effects: Effects) -> None:
@@ -588,11 +445,14 @@ class Engine:
 
     async def catch_up_plan(self, platform: str) -> catchup.CatchUpPlan:
         """Where each watched channel's and open room's stored history ends."""
-        return await catchup.plan(self, platform)
+        return await catchup.plan(self.storage, self.channels, platform)
 
     async def catch_up(self, room: RoomKey, fetch: catchup.Fetch) -> int:
         """Store and apply the room's missed messages (adapters fetch them)."""
-        return await catchup.catch_up_room(self, room, fetch)
+        return await catchup.catch_up_room(
+            room, fetch, storage=self.storage, channels=self.channels, outbox=self.outbox,
+            catching_up=self.catching_up,
+            apply_stored=lambda r: self.apply_stored(r, platform_order=True))
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
         """Apply a click now and return what the clicker alone should read
@@ -619,25 +479,9 @@ class Engine:
 
     # -- time -------------------------------------------------------------
     async def close_turns(self, rooms: Iterable[str] | None = None, *, force: bool = False) -> None:
-        """Close open turns that went quiet (or all of them now, `force`).
-
-        Each room's arbitration runs in its own task, so one slow model call
-        does not hold up the other rooms, reminders or the outbox.
-        """
-        if rooms is None:
-            await self._load_open_turns()
-        for room_id in list(rooms if rooms is not None else self.open_turns):
-            await self._close_turn(RoomKey.parse(room_id), force=force)
-
-    async def _load_open_turns(self) -> None:
-        """Once: the rooms whose turn was left open when the last process
-        stopped (later, `recover` looks again while other instances share the
-        database)."""
-        if self._turns_read:
-            return
-        for room_id in await self.storage.rooms_with_open_turns():
-            self.open_turns.setdefault(room_id, None)
-        self._turns_read = True
+        """Close open turns that went quiet (or all of them now, `force`);
+        each arbitration they fire runs in its own task (`bot.turn_closing`)."""
+        await self.turns.close_quiet(rooms, force=force)
 
     async def close_turn(self, room: RoomKey) -> list[dict[str, Any]] | None:
         """Close the room's open turn now, whatever the silence, and run what it
@@ -647,35 +491,8 @@ class Engine:
         when it decided nothing), or None when no turn was closed: none open,
         the room paused, or busy (an arbitration in flight).
         """
-        effects = await self._close_turn(room, force=True)
+        effects = await self.turns.close(room, force=True)
         return None if effects is None else list(effects.events)
-
-    async def _close_turn(self, room: RoomKey, *, force: bool) -> Effects | None:
-        ctx = await self.context(room)
-        known = self.open_turns.get(room.id)
-        quiet = ctx.thresholds.turn_quiet_seconds
-        if not force and known is not None and quiet is not None:
-            last_at, waits = known
-            if waits and ctx.reviewer_wait_seconds is not None:
-                # Several reviewers: the turn waits for the others.
-                quiet = max(quiet, ctx.reviewer_wait_seconds)
-            if (self.clock.now() - last_at).total_seconds() < quiet:
-                return None  # not quiet yet: next tick
-        if ctx.channel.paused:
-            return None  # a paused channel is not watched: its turns are not judged
-        ctx = await self.judged(room, ctx, closing=True)
-        async with self.storage.room(room.id) as unit:
-            effects = await self.transitions.close_turn(unit, room, ctx, force=force)
-            stored = load(unit) if effects is None else None
-        if effects is not None:
-            await self._run(room, effects, inline=False)
-        elif stored is None or stored.open_turn is None:
-            # Closed (or never open) as stored: another instance may have
-            # applied the room's later messages.
-            self.open_turns.pop(room.id, None)
-        else:  # the stored turn's latest message
-            self.open_turns[room.id] = (stored.open_turn.last_at, waits_for_reviewers(stored))
-        return effects
 
     async def tick(self) -> None:
         try:
@@ -683,7 +500,7 @@ class Engine:
                 rows = await self.storage.instances()
                 self.channels.share(any(row.id != self.instance.id for row in rows))
                 await self.check_shards(rows)
-                await self.take_over_arbitrations()
+                await self.recovery.take_over_arbitrations()
             await self.close_turns()
             now = self.clock.now()
             if self._last_recovery is None or now - self._last_recovery >= self.recovery_every:

@@ -10,15 +10,13 @@ and the arbiter's answer, is in that one language.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from bot.arbiter.language import LANG_OF_SCRIPT, main_script, word_scripts
+from bot.channels import ChannelDirectory
 from bot.models import RoomKey
 from bot.state import RoomState
 from prompts.strings import DEFAULT_LANGUAGE, supported, t
-
-if TYPE_CHECKING:
-    from bot.engine import Engine
+from storage.base import Storage
 
 # Fewer prose words than this ("2", "ok", a bare path) say nothing about a language.
 _MIN_WORDS = 2
@@ -42,12 +40,13 @@ def resolve(configured: str | None, state: RoomState | None, default: str) -> st
     return DEFAULT_LANGUAGE
 
 
-async def room_language(engine: Engine, room: RoomKey, state: RoomState | None = None) -> str:
-    """The language everything the bot writes into `room` is in."""
-    if state is None:
-        state = await engine.load_state(room)
-    configured = await engine.channels.configured_language(room)
-    return resolve(configured, state, engine.settings.language)
+async def room_language(storage: Storage, channels: ChannelDirectory, default: str,
+                        room: RoomKey) -> str:
+    """The language everything the bot writes into `room` is in (`default`:
+    `TRIBUNAL_LANGUAGE`)."""
+    raw = await storage.load_room_state(room.id)
+    state = None if raw is None else RoomState.model_validate_json(raw)
+    return resolve(await channels.configured_language(room), state, default)
 
 
 def trigger_name(trigger: str, lang: str) -> str:

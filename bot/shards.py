@@ -6,7 +6,7 @@ migration 010). A setting impossible on its own (an id not below the count,
 an id named twice, ids without a count) stops the start (`bot.config`); what
 only the instances together get wrong is found here, among the live ones, and
 reported as warnings: in the log of every instance running Discord (at start
-and when it changes, `Engine.check_shards`), by `tribunal status` and by
+and when it changes: `ShardWatch`), by `tribunal status` and by
 `/healthz`. Each warning is one line that says what is wrong and what to do:
 
 - two shard counts in use (or sharded and unsharded instances): each instance
@@ -21,11 +21,14 @@ and when it changes, `Engine.check_shards`), by `tribunal status` and by
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from datetime import datetime
 
 from bot.instances import is_alive
 from storage.base import DiscordShards, InstanceRow
+
+log = logging.getLogger(__name__)
 
 
 def describe(row: InstanceRow) -> str:
@@ -97,3 +100,22 @@ def problems(rows: Iterable[InstanceRow], now: datetime, lease_seconds: float) -
                        f"{'it' if len(missing) == 1 else 'them'} are not heard; name every "
                        "shard on some instance")
     return out
+
+
+class ShardWatch:
+    """The problems one instance last found, so each is logged once: a
+    warning when it appears, a line when they are all gone."""
+
+    def __init__(self, lease_seconds: float) -> None:
+        self.lease_seconds = lease_seconds
+        self.warnings: list[str] = []
+
+    def check(self, rows: Iterable[InstanceRow], now: datetime) -> list[str]:
+        found = problems(rows, now, self.lease_seconds)
+        for problem in found:
+            if problem not in self.warnings:
+                log.warning("discord shard settings: %s", problem)
+        if self.warnings and not found:
+            log.info("discord shard settings: the instances agree now")
+        self.warnings = found
+        return found

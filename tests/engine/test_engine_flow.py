@@ -169,9 +169,9 @@ async def test_a_slow_arbitration_does_not_hold_up_other_rooms(tmp_path: Path) -
         await w.say("alice", "1", thread="T-fast")
         assert w.events[-1]["event"] == "escalation_answered"
     finally:
-        for task in list(w.engine._tasks):
+        for task in list(w.engine.background.tasks):
             task.cancel()
-        await asyncio.gather(*w.engine._tasks, return_exceptions=True)
+        await asyncio.gather(*w.engine.background.tasks, return_exceptions=True)
         await w.storage.close()
 
 
@@ -274,9 +274,9 @@ async def test_tick_skips_a_room_busy_with_a_summoned_arbitration(tmp_path: Path
         assert [e["trigger"] for e in w.events if e["event"] == "deadlock"] == ["manual", "blocked"]
         assert w.kinds().count("verdict") == 1
     finally:
-        for task in list(w.engine._tasks):
+        for task in list(w.engine.background.tasks):
             task.cancel()
-        await asyncio.gather(*w.engine._tasks, return_exceptions=True)
+        await asyncio.gather(*w.engine.background.tasks, return_exceptions=True)
         await w.storage.close()
 
 

@@ -101,7 +101,7 @@ async def test_discord_shard_settings_that_disagree_are_logged_once_and_when_the
     assert stored[slack_only.instance.id] is None
     assert (stored[a.instance.id].shard_count, stored[b.instance.id].shard_count) == (2, 4)  # type: ignore[union-attr]
 
-    caplog.set_level("INFO", logger="bot.engine")
+    caplog.set_level("INFO", logger="bot.shards")
     [problem] = await b.check_shards()
     assert "TRIBUNAL_DISCORD_SHARD_COUNT differs" in problem
     warnings = [r for r in caplog.records if r.levelname == "WARNING"]
@@ -111,13 +111,13 @@ async def test_discord_shard_settings_that_disagree_are_logged_once_and_when_the
         clock.advance(10)
         await a.tick()
         await b.tick()
-    assert a.shard_warnings == b.shard_warnings == [problem]
+    assert a.shards.warnings == b.shards.warnings == [problem]
     assert len([r for r in caplog.records if r.levelname == "WARNING"]) == 2  # once each
     # The instance with the other count stops: they agree again.
     await a.instance.remove()
     clock.advance(10)
     await b.tick()
-    assert b.shard_warnings == []
+    assert b.shards.warnings == []
     assert caplog.records[-1].getMessage() == "discord shard settings: the instances agree now"
     for engine in (b, slack_only):
         await engine.instance.remove()

@@ -118,7 +118,7 @@ async def test_a_lease_that_ran_out_is_taken_over_and_the_late_verdict_is_fenced
 
     # While the lease lives, the other instance leaves the arbitration alone.
     clock.advance(LEASE - 1)
-    await b.engine.take_over_arbitrations()
+    await b.engine.recovery.take_over_arbitrations()
     await b.engine.recover()
     await b.engine.drain()
     assert b.events == [] and posted(b) == []
@@ -126,7 +126,7 @@ async def test_a_lease_that_ran_out_is_taken_over_and_the_late_verdict_is_fenced
     # The lease ran out: "b" takes it over and posts the verdict (editing the
     # progress message "a" posted; nothing is posted twice).
     clock.advance(2)
-    await b.engine.take_over_arbitrations()
+    await b.engine.recovery.take_over_arbitrations()
     await b.engine.drain()
     row = await stores[1].get_arbitration(row.id)
     assert row is not None
@@ -165,7 +165,7 @@ async def test_the_lease_is_renewed_while_the_model_thinks_and_a_takeover_cancel
             break
         await asyncio.sleep(0.02)
     assert renewed.lease_until is not None and renewed.lease_until > clock.now()
-    await b.engine.take_over_arbitrations()
+    await b.engine.recovery.take_over_arbitrations()
     await b.engine.drain()
     assert b.events == []
 
@@ -199,14 +199,14 @@ async def test_a_turn_left_open_by_a_dead_instance_is_closed_by_another(
             platform="console", channel="C1", thread="T1", message_id=f"m{n}",
             author_id=author, text=text, ts=clock.now(), is_bot=bot))
     # "a" dies with the owner's turn open; only it knew of that turn.
-    assert "console:C1:T1" in a.engine.open_turns and b.engine.open_turns == {}
+    assert "console:C1:T1" in a.engine.turns.open_turns and b.engine.turns.open_turns == {}
     clock.advance(60)
     await b.engine.tick()  # its periodic recovery reads the open turns from storage
     await b.engine.tick()
     await b.engine.drain()
     assert [e["event"] for e in b.events] == ["deadlock", "verdict"]
     assert posted(b) == [MessageKind.PROGRESS, MessageKind.VERDICT]
-    assert b.engine.open_turns == {}
+    assert b.engine.turns.open_turns == {}
 
 
 class Slow:

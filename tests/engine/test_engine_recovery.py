@@ -300,9 +300,9 @@ async def test_start_does_not_wait_for_resumed_model_calls(tmp_path: Path) -> No
     engine = Engine(Settings(_env_file=None), storage, ManualClock(), arbitrator=again)  # type: ignore[call-arg]
     await asyncio.wait_for(engine.start(), 2)  # returns while the model call hangs
     await asyncio.wait_for(again.entered.wait(), 5)
-    for t in list(engine._tasks):
+    for t in list(engine.background.tasks):
         t.cancel()
-    await asyncio.gather(*engine._tasks, return_exceptions=True)
+    await asyncio.gather(*engine.background.tasks, return_exceptions=True)
     await storage.close()
 
 
@@ -315,7 +315,7 @@ async def test_an_arbitration_from_an_ended_epoch_is_cancelled(tmp_path: Path) -
         stale = await tx.create_arbitration(room.id, state.epoch, "blocked",
                                             {"after_message": "m1"}, w.clock.now())
     await w.say("alice", "never mind, do something else")  # a new epoch
-    await w.engine.resume_arbitration(room, stale)
+    await w.engine.recovery.resume(room, stale)
     assert "verdict" not in w.kinds()
     row = await w.storage.get_arbitration(stale)
     assert row is not None and row.status == "cancelled" and "epoch" in row.overrides[0]
@@ -428,11 +428,11 @@ async def test_shutdown_cuts_model_calls_short_and_the_next_start_resumes_them(
     await engine.start()
     await asyncio.wait_for(again.entered.wait(), 5)
     await asyncio.wait_for(engine.shutdown(), 5)  # does not wait for the model
-    assert not engine._tasks
+    assert not engine.background.tasks
     [row] = await storage.unfinished_arbitrations()
     room = RoomKey.parse(row.room_id)
-    engine.spawn(engine.resume_arbitration(room, row.id))  # refused while shutting down
-    assert not engine._tasks and row.status == "running"
+    engine.spawn(engine.recovery.resume(room, row.id))  # refused while shutting down
+    assert not engine.background.tasks and row.status == "running"
     await storage.close()
 
     third = await make_world(db, quiet_close=False)  # start() resumes it
@@ -452,7 +452,7 @@ async def test_a_turn_left_open_by_the_last_process_closes_at_the_first_tick(
     second = await make_world(db)
     room = second.engine_room()
     # Reading every room's state is not part of getting ready...
-    assert second.engine.open_turns == {}
+    assert second.engine.turns.open_turns == {}
     assert (await second.engine.load_state(room)).open_turn is not None
     second.clock.advance(60)
     await second.engine.tick()  # ...the first tick reads the open turns and closes this one
