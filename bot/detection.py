@@ -14,7 +14,7 @@ from typing import Any
 from bot.finding import Finding, OwnerAction, Question
 from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
-from bot.owner_turn import declared_conflict, read_owner
+from bot.owner_turn import declared_conflict, names_set, read_owner
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart
@@ -181,12 +181,19 @@ def close_turn(
     stuck_finding: Finding | None = None
     if turn.role == Role.OWNER:
         owner_questions: list[Question] = []
+        actions = read_owner(state.findings, turn.messages(), questions=owner_questions)
         state.pending_owner = PendingOwner(
             turn_no=turn.turn_no,
             last_message_id=turn.last_message_id,
-            actions=read_owner(state.findings, turn.messages(), questions=owner_questions),
+            actions=actions,
             questions=[asdict(q) for q in owner_questions],
         )
+        taught = names_set(state.findings, actions, turn.messages())
+        for finding in state.findings:
+            if finding.label in taught:  # the fix named the setting the finding asked a value of
+                value, anchor = taught[finding.label]
+                finding.values = sorted({*finding.values, value})
+                finding.anchors = sorted({*finding.anchors, anchor})
         pair = declared_conflict(state.findings, turn.messages())
         if pair is not None:
             candidates.append((Trigger.CONTRADICTION, {"pair": list(pair), "declared_by": "owner"}))

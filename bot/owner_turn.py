@@ -338,3 +338,44 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
         if second is not None:
             return first.label, second.label
     return None
+
+
+# "`CHECKOUT_V2_DEFAULT = False`", "`timeout: 30`": a name set to a value in code.
+_SET_IN_CODE = re.compile(r"`([A-Za-z_][\w.-]*)\s*(?:=|:)\s*[\"']?([^`\"'\n=]{1,40}?)[\"']?\s*`")
+# A value a finding asks for without naming its setting ("기본값을 `False`로
+# 고정"): `=false@`, `30s@`; not a bound, a removal, a presence or a stance.
+_UNNAMED_VALUE = re.compile(r"=?([^@!+\-^~<>=][^@]*)@$")
+
+
+def names_set(findings: list[Finding], actions: dict[str, OwnerAction],
+              messages: list[str]) -> dict[str, tuple[str, str]]:
+    """The settings an owner's fix names for findings that asked a value without
+    naming what takes it: label -> (the value keyed by that setting, its anchor).
+
+    "기본값을 상수로 빼서 `False`로 고정해 주세요", answered with
+    "`CHECKOUT_V2_DEFAULT = False` 상수로 분리했습니다": that finding asked
+    `CHECKOUT_V2_DEFAULT` to be false, and another reviewer asking it `True`
+    reverses it. Only where it cannot be another's: the fix sets one name to
+    that value, and one fixed finding asked it.
+    """
+    set_to: dict[str, set[str]] = {}
+    for _, text in items(messages):
+        for match in _SET_IN_CODE.finditer(text):
+            value = match.group(2).strip().lower()
+            set_to.setdefault(value, set()).add(match.group(1).lower().rsplit(".", 1)[-1])
+    asked: dict[str, list[tuple[Finding, str]]] = {}
+    for finding in findings:
+        if actions.get(finding.label) is not OwnerAction.FIX:
+            continue
+        for value in finding.values:
+            unnamed = _UNNAMED_VALUE.match(value)
+            if unnamed:
+                asked.setdefault(unnamed.group(1), []).append((finding, value))
+    out: dict[str, tuple[str, str]] = {}
+    for value, askers in asked.items():
+        names = set_to.get(value, set())
+        if len(names) == 1 and len({f.label for f, _ in askers}) == 1:
+            (name,) = names
+            finding, unnamed_value = askers[0]
+            out[finding.label] = (f"{unnamed_value}{name}", "code:" + name)
+    return out

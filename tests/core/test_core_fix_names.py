@@ -1,0 +1,79 @@
+"""A fix that names the setting a finding asked a value of without naming it.
+
+"기본값을 상수로 빼서 `False`로 고정해 주세요" answered with
+"`NEW_EDITOR_DEFAULT = False` 상수로 분리했습니다": the finding now asks
+`NEW_EDITOR_DEFAULT` to be false, so another reviewer asking it `True`
+reverses it. Only where the fix cannot be read two ways."""
+
+from __future__ import annotations
+
+from test_core_detection import Sim
+
+from bot.detection import Deadlock
+from bot.finding import Finding, OwnerAction
+from bot.models import Role, Trigger
+from bot.owner_turn import names_set
+
+ASK_OFF = ("새 에디터가 켜져 있으면 검증되지 않은 화면이 전체 사용자에게 나갑니다. "
+           "기본값을 상수로 빼서 `False`로 고정해 주세요.")
+FIXED = "STEP_DONE\n`NEW_EDITOR_DEFAULT = False` 상수로 분리했습니다. pytest 88 passed."
+
+
+def _room(fix: str, second: str) -> Sim:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "새 에디터를 플래그 뒤에 넣어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`flags.py`에 `new_editor` 플래그를 추가했습니다.")
+    sim.say(Role.REVIEWER, ASK_OFF, author="qa-bot")
+    sim.say(Role.REVIEWER, "플래그 설명 문구에 담당 팀 이름을 넣어 주세요.", author="product-bot")
+    sim.say(Role.OWNER, fix)
+    sim.say(Role.REVIEWER, "확인했습니다. LGTM", author="qa-bot")
+    sim.say(Role.REVIEWER, second, author="product-bot")
+    sim.end()
+    return sim
+
+
+def _contradictions(sim: Sim) -> list[Deadlock]:
+    return [d for d in sim.deadlocks() if d.trigger is Trigger.CONTRADICTION]
+
+
+def test_the_other_reviewer_asking_the_named_setting_otherwise_contradicts() -> None:
+    sim = _room(FIXED, "전체 오픈이 결정됐습니다. `NEW_EDITOR_DEFAULT`를 `True`로 바꿔 주세요.")
+    assert [d.after_message for d in _contradictions(sim)] == ["m7"]  # product-bot's turn closes at the end
+    [asked_off] = [f for f in sim.state.findings if f.author == "qa-bot"]
+    assert "=false@new_editor_default" in asked_off.values
+
+
+def test_asking_the_same_value_or_another_setting_is_no_contradiction() -> None:
+    same = _room(FIXED, "`NEW_EDITOR_DEFAULT`는 `False` 그대로 두는 데 동의합니다. "
+                        "플래그 설명에 팀 이름도 넣어 주세요.")
+    assert _contradictions(same) == []
+    other = _room(FIXED, "`NEW_EDITOR_ROLLOUT_PERCENT`를 `10`으로 바꿔 주세요.")
+    assert _contradictions(other) == []
+
+
+def test_a_fix_setting_two_names_to_the_value_teaches_neither() -> None:
+    both = ("STEP_DONE\n`NEW_EDITOR_DEFAULT = False`, `NEW_EDITOR_BETA = False`로 "
+            "분리했습니다.")
+    sim = _room(both, "전체 오픈이 결정됐습니다. `NEW_EDITOR_DEFAULT`를 `True`로 바꿔 주세요.")
+    assert _contradictions(sim) == []
+
+
+def _asks(label: str, value: str) -> Finding:
+    return Finding(label=label, author="qa-bot", summary="", values=[value])
+
+
+def test_names_set_reads_only_fixed_findings_and_one_name() -> None:
+    findings = [_asks("F1", "=false@"), _asks("F2", "30s@")]
+    fix = {"F1": OwnerAction.FIX, "F2": OwnerAction.FIX}
+    assert names_set(findings, fix, [FIXED]) == {
+        "F1": ("=false@new_editor_default", "code:new_editor_default")}
+    # Declined, or untouched: the owner's assignment answers something else.
+    assert names_set(findings, {"F1": OwnerAction.DECLINE}, [FIXED]) == {}
+    # Two findings asked the same unnamed value: which one the name is for is not said.
+    twice = [_asks("F1", "=false@"), _asks("F3", "=false@")]
+    assert names_set(twice, {"F1": OwnerAction.FIX, "F3": OwnerAction.FIX}, [FIXED]) == {}
+    # A value the finding already keyed, a bound or a removal is no unnamed value.
+    keyed = [_asks("F1", "=false@other_flag"), _asks("F2", "<=false@"), _asks("F4", "!false@")]
+    assert names_set(keyed, {f.label: OwnerAction.FIX for f in keyed}, [FIXED]) == {}
+    # Quoted, the assignment is the reviewer's words, not the owner's change.
+    assert names_set(findings, fix, ["> `NEW_EDITOR_DEFAULT = False`\n반영 예정입니다."]) == {}
