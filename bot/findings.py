@@ -115,6 +115,13 @@ def starts_new_point(text: str) -> bool:
 _JOINS = re.compile(r"\s*(?:also|additionally|plus|또한)\b", re.I)
 
 
+def only_joins(text: str) -> bool:
+    """Whether what makes `text` open a point is a bare "also" / "또한",
+    which may as well join it to the sentence before."""
+    also = w.ALSO.search(text)
+    return also is not None and bool(_JOINS.match(also.group(0)))
+
+
 def _named(t: Topic) -> bool:
     """The clause names something besides a run or ticket number ("CI #4820
     결과입니다" names nothing a point could be about; "풀 크기는 20으로" does)."""

@@ -30,7 +30,7 @@ from bot.finding import (
     supersede,
     test_anchors,
 )
-from bot.findings import Act, Clause, restates, starts_new_point, summary
+from bot.findings import Act, Clause, only_joins, restates, starts_new_point, summary
 from bot.reviewer_points import (
     acked_subject,
     each_named,
@@ -41,7 +41,7 @@ from bot.reviewer_points import (
     other_point,
     referenced_findings,
 )
-from bot.topics import concepts, score
+from bot.topics import Topic, concepts, score
 from bot.turn_reading import Reading
 
 
@@ -209,8 +209,18 @@ def _targets(r: Reading, point: int, text: str,
         # statement asks nothing: "`before` 필드는 생겼지만" is no request for it.
         targets = []
     elif clause.act is Act.FINDING and (starts_new_point(text) or point in r.announced) and (
-            best < STRONG):
-        targets = []  # "Another problem in …", "3: new. …": a point of its own
+            best < STRONG) and not (
+            best >= MATCH and point not in r.announced and only_joins(text)
+            and all(r.owner.get(f.label) is OwnerAction.DECLINE
+                    and not other_point(r.point_topic[point], f)
+                    and not _new_file(r.point_topic[point], f) for f in targets)):
+        # "Another problem in …", "3: new. …": a point of its own. (But "또한
+        # 5GB 제한은 … 바뀔 수 있는 값이라, 파트 크기를 … 계산하도록 해 주시면"
+        # after the owner refused that very point, naming nothing it did not:
+        # the "also" joins a second insistence to the first. "또한
+        # `cart.ja.json`의 `itemCount`에 `one` 카테고리가 …" names a file the
+        # refused point never had: a point of its own.)
+        targets = []
     elif (
         clause.act is Act.FINDING
         and targets
@@ -234,6 +244,11 @@ def _targets(r: Reading, point: int, text: str,
     elif clause.act is Act.FINDING and not targets and r.open_before:
         targets = _said_again(r, point, text, clause)
     return clause, targets, best, reversal
+
+
+def _new_file(t: Topic, finding: Finding) -> bool:
+    """The clause names a file the finding never named."""
+    return any(a.startswith("path:") and a not in finding.anchors for a in t.strong)
 
 
 def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Finding]:
