@@ -26,11 +26,12 @@ from bot.arbiter.service import Arbitrator
 from bot.arbitration_flow import ArbitrationFlow
 from bot.background import Background
 from bot.channels import ChannelDirectory
+from bot.click_flow import StoredClicks
 from bot.clock import Clock, SystemClock
 from bot.command_flow import StoredCommands
 from bot.config import Settings
 from bot.detection import Thresholds
-from bot.escalation_flow import Reminders, enqueue_private
+from bot.escalation_flow import Reminders
 from bot.faults import armed, hit
 from bot.i18n import room_language
 from bot.ingest import incoming_row, role_of, store_incoming, store_row
@@ -53,7 +54,6 @@ from bot.shards import ShardWatch
 from bot.state import RoomState
 from bot.transitions import AlreadyApplied, Effects, RoomContext, Transitions
 from bot.turn_closing import TurnCloser, judged
-from prompts.strings import t
 from storage.base import ActionRow, DiscordShards, InstanceRow, Storage
 
 log = logging.getLogger(__name__)
@@ -119,6 +119,11 @@ class Engine:
             admin_ids=settings.admin_ids, default_language=settings.language,
             transitions=self.transitions, run_effects=self._run_spawned,
             room_language=self.room_language,
+        )
+        self.clicks = StoredClicks(
+            storage=storage, clock=self.clock, transitions=self.transitions,
+            outbox=self.outbox, language=settings.language, context=self.context,
+            run_effects=self._run_spawned, spawn=self.spawn,
         )
         self.commands = StoredCommands(
             storage=storage, clock=self.clock, admin=self.admin, outbox=self.outbox,
@@ -375,26 +380,9 @@ class Engine:
 
     async def receive_click(self, click: ButtonClick, delivery_id: str, *,
                             route: dict[str, str] | None = None) -> Applying:
-        """Store a click, then apply it in a task (adapters: before the ack).
-
-        Like `receive`: once this returns the platform may be told we have it;
-        the answer is applied from storage, and what the clicker alone should
-        read goes out as a private post (along the adapter's `route`).
-        Returns the task applying it (None: a redelivery, or left for later).
-        """
-        payload = click.model_dump(mode="json")
-        if route:
-            payload["route"] = route
-        row = ActionRow(
-            platform=click.platform, delivery_id=delivery_id, kind="click",
-            room_id=RoomKey(click.platform, click.channel, click.thread).id,
-            payload=payload, received_at=self.clock.now(),
-        )
-        async with self.storage.transaction() as tx:
-            action_id = await tx.insert_action(row)
-        if action_id is None or armed("after_store"):
-            return None  # a redelivery, or (crash tests) left for the next start
-        return self.spawn(self.apply_click(action_id))
+        """Store a click, then apply it in a task (adapters: before the ack;
+        `bot.click_flow`). Returns the task applying it (None: a redelivery)."""
+        return await self.clicks.receive(click, delivery_id, route=route)
 
     async def receive_command(self, request: CommandRequest, delivery_id: str, *,
                               route: dict[str, str] | None = None,
@@ -409,39 +397,7 @@ class Engine:
         if action.kind == "command":
             await self.commands.apply(action.id)
         else:
-            await self.apply_click(action.id)
-
-    async def apply_click(self, action_id: int) -> None:
-        """Apply a stored click in its room's unit (marked applied in the same unit)."""
-        action = await self.storage.get_action(action_id)
-        if action is None or action.processed:
-            return
-        click = ButtonClick.model_validate(action.payload)
-        raw_route = action.payload.get("route")
-        route = raw_route if isinstance(raw_route, dict) else None
-        escalation = await self.storage.get_escalation(click.escalation_id)
-        if escalation is None:
-            room = RoomKey.parse(action.room_id)
-            async with self.storage.transaction() as tx:
-                if await tx.mark_action_processed(action_id):
-                    text = t("answer_unknown", self.settings.language)
-                    await enqueue_private(tx, room, click.user_id, text, self.clock.now(),
-                                          route)
-            hit("after_action")
-            self.outbox.note(room.id)
-            await self.outbox.flush(room.id)
-            return
-        room = RoomKey.parse(escalation.room_id)
-        ctx = await self.context(room)
-        async with self.storage.room(room.id) as unit:
-            if not await unit.mark_action_processed(action_id):
-                return  # another task applied it
-            effects = await self.transitions.click(
-                unit, room, escalation.id, click.user_id, click.option, ctx,
-                platform_admin=click.is_platform_admin, tell_privately=True, route=route,
-            )
-        hit("after_action")
-        await self._run(room, effects, inline=False)
+            await self.clicks.apply(action.id)
 
     async def catch_up_plan(self, platform: str) -> catchup.CatchUpPlan:
         """Where each watched channel's and open room's stored history ends."""
@@ -455,24 +411,8 @@ class Engine:
             apply_stored=lambda r: self.apply_stored(r, platform_order=True))
 
     async def on_button(self, click: ButtonClick) -> AnswerResult:
-        """Apply a click now and return what the clicker alone should read
-        (tests; the adapters store clicks first: `receive_click`)."""
-        row = await self.storage.get_escalation(click.escalation_id)
-        if row is None:
-            return AnswerResult(
-                accepted=False, private_text=t("answer_unknown", self.settings.language)
-            )
-        room = RoomKey.parse(row.room_id)
-        ctx = await self.context(room)
-        async with self.storage.room(room.id) as unit:
-            effects = await self.transitions.click(
-                unit, room, row.id, click.user_id, click.option, ctx,
-                platform_admin=click.is_platform_admin,
-            )
-        await self._run(room, effects, inline=False)
-        reply = effects.reply
-        assert reply is not None
-        return AnswerResult(accepted=reply.kind is not None, private_text=reply.private_text)
+        """Apply a click now; what the clicker alone should read (tests)."""
+        return await self.clicks.answer_now(click)
 
     async def on_command(self, request: CommandRequest) -> CommandReply:
         return await self.admin.handle(request)
