@@ -225,7 +225,9 @@ def prohibited(text: str) -> frozenset[str]:
 # Where a request says what to do: "…두어야 합니다", "…해 주세요", "please …".
 _ASK_KO = re.compile(w.MUST_KO_END + r"|주세요|주십시오|주시기|바랍니다|도록")
 _ASK_EN = re.compile(
-    r"\b(?:please|should|must|need\s+to|needs\s+to|has\s+to|have\s+to)\s+(?:also\s+)?(?:pre-?)?([a-z]{3,})",
+    # ("must be restricted to admins" asks to restrict, as "must restrict" does.)
+    r"\b(?:please|should|must|need\s+to|needs\s+to|has\s+to|have\s+to)\s+(?:also\s+)?"
+    r"(?:be\s+(?=[a-z]{3,}ed\b))?(?:pre-?)?([a-z]{3,})",
     re.I,
 )
 _HANGUL_WORD = re.compile(r"[가-힣]+")

@@ -14,7 +14,7 @@ from typing import Any
 from bot.finding import Finding, OwnerAction, Question
 from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
-from bot.owner_turn import declared_conflict, names_set, read_owner
+from bot.owner_turn import declared_conflict, fixed_by_value, names_set, read_owner
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart
@@ -182,6 +182,8 @@ def close_turn(
     if turn.role == Role.OWNER:
         owner_questions: list[Question] = []
         actions = read_owner(state.findings, turn.messages(), questions=owner_questions)
+        for label in fixed_by_value(state.findings, actions, turn.messages()):
+            actions[label] = OwnerAction.FIX  # the fix set the value it asked
         state.pending_owner = PendingOwner(
             turn_no=turn.turn_no,
             last_message_id=turn.last_message_id,

@@ -142,6 +142,8 @@ def reviewer_clause(text: str) -> Clause:
     thin = not content.strong and len(content.terms) <= 6
     if w.WITHDRAW.search(text) and not w.NEG_ACK.search(text):
         act = Act.WITHDRAW
+    elif w.CLOSES_POINT.search(text) and not w.NEG_ACK.search(text):
+        act = Act.ACK  # "For the changelog, this closes my earlier comment:"
     elif w.REBUTTAL.search(text) and not content.kinds:
         act = Act.REFERENCE  # (it may cite a figure: "over-charged by about 7%")
     elif w.SAME_FAILURE.search(text) and all(a.startswith("num:") for a in content.strong):

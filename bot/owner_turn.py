@@ -165,6 +165,11 @@ def read_owner(
         touched = [f for f in leftover if score(clause.topic, f.topic()) >= TOUCH
                    and f.label not in labelled] if (
             clause.act is Act.DECLINE and not clause.everything) else []
+        if (not touched and clause.act is Act.DECLINE and len(open_findings) == 1
+                and leftover and not clause.topic.strong):
+            # "재색인은 새벽에 돌리므로 수정은 거의 없습니다. 스크립트는 현재대로
+            # 두겠습니다.": one point open, and the turn keeps the work as it is.
+            touched = leftover
         if len(touched) == 1:
             # "- bulk 배치 1000으로 조정 … - 삭제 처리는 … 넣지 않겠습니다": the one
             # finding the turn's other points did not answer, and the refusal
@@ -343,8 +348,55 @@ def declared_conflict(findings: list[Finding], messages: list[str]) -> tuple[str
 # "`CHECKOUT_V2_DEFAULT = False`", "`timeout: 30`": a name set to a value in code.
 _SET_IN_CODE = re.compile(r"`([A-Za-z_][\w.-]*)\s*(?:=|:)\s*[\"']?([^`\"'\n=]{1,40}?)[\"']?\s*`")
 # A value a finding asks for without naming its setting ("기본값을 `False`로
-# 고정"): `=false@`, `30s@`; not a bound, a removal, a presence or a stance.
-_UNNAMED_VALUE = re.compile(r"=?([^@!+\-^~<>=][^@]*)@$")
+# 고정", "한 페이지에 20개 이하로"): `=false@`, `30s@`, `<=20개@`; not a
+# removal, a presence or a stance.
+_UNNAMED_VALUE = re.compile(r"(?:=|<=|>=)?([^@!+\-^~<>=][^@]*)@$")
+# A count said with its counter word ("20개"): `PAGE_SIZE = 20` sets it.
+_COUNT = re.compile(r"(\d+(?:\.\d+)?)(?:개|건|명|회)?")
+
+
+def _core(value: str) -> str:
+    count = _COUNT.fullmatch(value)
+    return count.group(1) if count else value
+
+
+def _assigned(messages: list[str]) -> dict[str, set[str]]:
+    """The values the turn sets names to in code, each with the names."""
+    set_to: dict[str, set[str]] = {}
+    for _, text in items(messages):
+        for match in _SET_IN_CODE.finditer(text):
+            value = _core(match.group(2).strip().lower())
+            set_to.setdefault(value, set()).add(match.group(1).lower().rsplit(".", 1)[-1])
+    return set_to
+
+
+def _unnamed(findings: list[Finding], wanted: OwnerAction,
+             actions: dict[str, OwnerAction]) -> dict[str, list[tuple[Finding, str]]]:
+    """The unnamed values the findings the turn did `wanted` to asked, by value."""
+    asked: dict[str, list[tuple[Finding, str]]] = {}
+    for finding in findings:
+        if actions.get(finding.label) is not wanted:
+            continue
+        for value in finding.values:
+            unnamed = _UNNAMED_VALUE.match(value)
+            if unnamed:
+                asked.setdefault(_core(unnamed.group(1)), []).append((finding, value))
+    return asked
+
+
+def fixed_by_value(findings: list[Finding], actions: dict[str, OwnerAction],
+                   messages: list[str]) -> set[str]:
+    """Findings the turn's words left untouched though a fix it reports sets the
+    very value they asked: "한 페이지에 20개 이하로 보여야 합니다" answered with
+    "`PAGE_SIZE = 20` 으로 바꿨습니다". Only where no other finding asked that
+    value and the turn sets one name to it."""
+    if not any(owner_clause(text).act is Act.FIX for _, text in items(messages)):
+        return set()
+    set_to = _assigned(messages)
+    open_ = [f for f in findings if f.is_open]
+    return {askers[0][0].label
+            for value, askers in _unnamed(open_, OwnerAction.UNTOUCHED, actions).items()
+            if len({f.label for f, _ in askers}) == 1 and len(set_to.get(value, ())) == 1}
 
 
 def names_set(findings: list[Finding], actions: dict[str, OwnerAction],
@@ -358,21 +410,9 @@ def names_set(findings: list[Finding], actions: dict[str, OwnerAction],
     reverses it. Only where it cannot be another's: the fix sets one name to
     that value, and one fixed finding asked it.
     """
-    set_to: dict[str, set[str]] = {}
-    for _, text in items(messages):
-        for match in _SET_IN_CODE.finditer(text):
-            value = match.group(2).strip().lower()
-            set_to.setdefault(value, set()).add(match.group(1).lower().rsplit(".", 1)[-1])
-    asked: dict[str, list[tuple[Finding, str]]] = {}
-    for finding in findings:
-        if actions.get(finding.label) is not OwnerAction.FIX:
-            continue
-        for value in finding.values:
-            unnamed = _UNNAMED_VALUE.match(value)
-            if unnamed:
-                asked.setdefault(unnamed.group(1), []).append((finding, value))
+    set_to = _assigned(messages)
     out: dict[str, tuple[str, str]] = {}
-    for value, askers in asked.items():
+    for value, askers in _unnamed(findings, OwnerAction.FIX, actions).items():
         names = set_to.get(value, set())
         if len(names) == 1 and len({f.label for f, _ in askers}) == 1:
             (name,) = names

@@ -60,6 +60,10 @@ _DURATION = re.compile(r"(?<!last\s)(?<!past\s)(?<!next\s)(?<!previous\s)"
                        r"\s+(hours|minutes|seconds|days)\b", re.I)
 _DURATION_KO = re.compile(r"(?<![가-힣\w])(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*시간")
 _UNIT_OF = {"hour": "h", "minute": "min", "min": "min", "second": "s", "sec": "s", "day": "d"}
+# "세션은 최소 하루는 유지돼야": days in words, as a length of time ("하루에 한
+# 번", a rate, and "하루 종일" are none).
+_DAYS_KO = re.compile(r"(?<![가-힣])(하루|이틀|사흘|나흘|일주일)(?=\s*(?:은|는|이상|이하|이내|까지|동안|로|으로|가|이)(?![가-힣]))")
+_DAYS = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7}
 
 
 def _duration(m: re.Match[str]) -> str:
@@ -105,6 +109,8 @@ def numerals(text: str) -> str:
         text = _BYTES.sub(lambda m: m.group(1) + _BYTE_UNITS[m.group(0).count("1024")], text)
     if _DURATION.search(text):
         text = _DURATION.sub(_duration, text)
+    if _DAYS_KO.search(text):
+        text = _DAYS_KO.sub(lambda m: f"{_DAYS[m.group(1)]}일", text)
     if _DURATION_KO.search(text):
         text = _DURATION_KO.sub(lambda m: f"{_NUMERAL[m.group(1)]}시간", text)
     if _COUNT_THINGS.search(text):

@@ -78,6 +78,15 @@ def judge_author(
             r.point_finding.pop(point, None)
             r.point_refs.pop(point, None)
             r.announce(point, at)
+        elif (clause.act is Act.FINDING and at > 0 and r.parsed[at - 1][0] == point
+              and point not in r.announced and w.OPENS_POINT.match(text)):
+            # "IP 카운터는 여전히 필요합니다. 그리고 `LOCKOUT_MAX_ATTEMPTS` 5회도
+            # 많습니다. 3회로 낮춰 주십시오.": a point of its own begins in the
+            # middle of a paragraph; what follows belongs to it, not to the
+            # point the paragraph began with.
+            r.point_finding.pop(point, None)
+            r.point_refs.pop(point, None)
+            r.announce(point, at - 1)
         # (An approving reviewer's statements are its evidence, not points:
         # "LGTM — staging pods show `LOG_LEVEL=DEBUG`".)
         if clause.act is Act.FACT or point in r.taken_back or (approving and clause.asserted) or (
@@ -461,9 +470,32 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         r.unasked.append(finding)
 
 
+def _argued(r: Reading) -> None:
+    """A part that only states things, right after the owner refused the one
+    point of the author's it refused, argues against that refusal: "거의 없다는
+    것과 없다는 것은 다릅니다. 점검 시간에도 가격 동기화 배치가 10분마다
+    돕니다." after "수정은 거의 없습니다. 스크립트는 현재대로 두겠습니다." It
+    says that point again; it raises none. (Not when a statement names a file
+    or a name the refused point never had, or anything is asked.)"""
+    refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
+    if len(refused) != 1 or not r.new or r.repeated - {refused[0].label}:
+        return
+    points = {p for p, f in r.point_finding.items() if f in r.new}
+    if any(asks(text) for p, text, _ in r.parsed if p in points):
+        return
+    known = set(refused[0].anchors)
+    if any(a.startswith(("path:", "code:")) and a not in known for f in r.new for a in f.anchors):
+        return
+    for point in points:
+        r.point_finding[point] = refused[0]
+    r.new.clear()
+    r.repeated.add(refused[0].label)
+
+
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
     """Number the new findings, renumber the turn's list, and record what the
     turn did to each of the author's findings."""
+    _argued(r)
     for n, finding in enumerate(r.new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point
     out.uncertain.extend(f.label for f in r.unsure if f in r.new)

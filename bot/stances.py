@@ -35,7 +35,8 @@ _PRESENT = re.compile(
     r"|\b(?:go\s+back|revert|switch\s+back)\s+to\s+(?:the\s+)?(?:stdlib\s+|standard\s+|built-?in\s+)?"
     r"`((?![^`\n]*[/:])[^`\n]{1,60})`"
     # "Replace the stdlib `json` module with `orjson`": the new one asked there.
-    r"|\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`[^`\n]{1,60}`(?:\s+[\w-]+)?\s+with\s+(?:the\s+)?`([^`\n]{1,60})`"
+    # ("Replace `requests` in `billing/client.py` with `httpx.AsyncClient`": where, between.)
+    r"|\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`[^`\n]{1,60}`(?:\s+[\w-]+)?(?:\s+(?:in|on|for|from)\s+`[^`\n]{1,80}`)?\s+with\s+(?:the\s+)?`([^`\n]{1,60})`"
     # "json 모듈을 계속 사용해 주세요", "keep using the standard json module": a
     # library named in plain words.
     # (Not a description: "json 모듈을 사용하고 있어", "사용하면 느려집니다".)
@@ -81,7 +82,7 @@ _PRESENT = re.compile(
 )
 _ABSENT = re.compile(
     # "Replace the stdlib `json` module with …": the one replaced.
-    r"\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`([^`\n]{1,60})`(?:\s+[\w-]+)?\s+with\b"
+    r"\breplace\s+(?:the\s+)?(?:[\w-]+\s+)?`([^`\n]{1,60})`(?:\s+[\w-]+)?(?:\s+(?:in|on|for|from)\s+`[^`\n]{1,80}`)?\s+with\b"
     # "the switch to `orjson` has to be reverted", "revert the move to `X`"
     r"|\bthe\s+(?:switch|move|migration|change)\s+to\s+`([^`\n]{1,60})`[^.;\n]{0,20}?"
     r"\b(?:has\s+to|must|should|needs\s+to)\s+be\s+(?:reverted|undone|rolled\s+back)"

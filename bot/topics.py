@@ -89,6 +89,9 @@ def topic(text: str) -> Topic:
         anchors.add("code:" + match.group(1).lower().rstrip("()"))
     for match in w.NUMBER.finditer(w.CODE.sub(" ", w.PATH.sub(" ", raw))):
         value, unit = match.group(1), (match.group(2) or "").lower()
+        if unit == "k" and value.isdigit():
+            # "cap the row count at 100k" and "after 100,000 rows": one number.
+            value, unit = str(int(value) * 1000), ""
         if len(value) >= 2 or unit:
             anchors.add("num:" + value + unit)
     for match in w.FINDING_ID.finditer(raw):

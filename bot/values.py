@@ -51,8 +51,9 @@ _VALUE = re.compile(
     # (Never part of a version: "2.5.0" is not 2.5.)
     # ("card `4000 0027 6000 3184`": the last group of a number, no value.)
     r"(?<![\w.-])(?<!\d\s)(\d+(?:\.\d+)?)(?!\.\w)\s*+(" + w.VALUE_UNITS + r")?`?"
-    # ("100회 정도로", "30초쯤으로": about that, as asked.)
-    r"(?=\s*+(?:로|으로|(?:정도|쯤|가량)(?:으로|로)|이상|이하|이후|이전|까지|이내|에\s|" + ENOUGH + "|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
+    # ("100회 정도로", "30초쯤으로": about that, as asked; "최소 24시간은
+    # 유지돼야": the least it must last.)
+    r"(?=\s*+(?:(?:은|는)\s*(?:유지|보장|살아\s*있|남아\s*있)|로|으로|(?:정도|쯤|가량)(?:으로|로)|이상|이하|이후|이전|까지|이내|에\s|" + ENOUGH + "|" + NOT_BEYOND + r"|[,.;)(]|$|(?<=\s)(?:instead|minimum|maximum|max|min|or\s+more|or\s+less|days|hours|minutes|seconds"
     # ("an hour at most")
     r"|at\s+most|at\s+least|tops"
     # "no more than 50 messages per second": what the number counts.

@@ -263,11 +263,18 @@ NEG_ACK = words(
     r"|\b(?:the\s+)?(?:change|changes|fix|fixes)\s+(?:isn't|aren't|is\s+not|are\s+not)\s+(?:actually\s+)?(?:in|there|included)\b",
     re.I,
 )
+# "This closes my earlier comment": the point is settled (an acknowledgement,
+# though it names the earlier point as a reference does).
+CLOSES_POINT = re.compile(
+    r"\b(?:this|that|it|which)\s+(?:now\s+)?(?:closes|resolves|settles)\s+(?:my|the|this|that)\s+"
+    r"(?:earlier\s+|previous\s+|last\s+|original\s+)?(?:comment|point|finding|concern|request|objection)s?\b",
+    re.I)
 ACK = words(
     r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|"
     + FIXED_WORD + r"|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it"
+
     # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
     r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
@@ -411,7 +418,9 @@ REQUEST = words(
     re.I,
 )
 POSITIVE = words(
-    r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
+    # ("… — genuinely helpful for the next person", "that'll help API consumers".)
+    r"\bhelpful\b|\b(?:that'll|that\s+will)\s+help\b"
+    r"|\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
@@ -479,6 +488,8 @@ DECLINE = words(
     r"|\bas[- ]is\b|\bi\s+don't\s+think|\bisn't\s+(?:an\s+issue|a\s+problem|needed)|\bfine\s+as\s+(?:it\s+)?is"
     r"|\bcorrect\s+as\s+(?:it\s+)?is|\bworks\s+as\s+intended|\bspec\s+(?:intends|says|requires)|\bdeliberate"
     r"|\bstand\s+by|\bpush\s+back|\bdecline|\bnot\s+convinced|\bsee\s+no\s+reason"
+    # "On (1) my view hasn't changed: …"
+    r"|\b(?:my|our)\s+(?:view|position|opinion|stance|answer)\s+(?:(?:hasn't|has\s+not)\s+|is\s+un|remains\s+un|stays\s+un)changed"
     # "I don't want to duplicate that limit", "I'd still rather keep one source of truth"
     r"|\b(?:don't|do\s+not)\s+want\s+to\b|\b(?:i'd|i\s+would|we'd|we\s+would)\s+(?:still\s+)?rather\b"
     r"|^\s*keeping\b|\bkeep(?:ing)?\s+(?:\w+\s+){0,2}(?:for\s+now|in\s+this\s+pr)\b|\bkeep(?:ing)?\s+(?:it\s+(?:at|to)\s+)?`?\d|\bkeep(?:ing)?\s+(?:fixed|the\s+current|current|as\s+is)|\btrade-?off\b|\bnot\s+going\s+to\s+change"
@@ -495,7 +506,7 @@ DECLINE = words(
     # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
     r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
-    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
+    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|범위에서\s*(?:빼|제외하)겠|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
     # "2번은 … 5GB로 제한되어 있어 해당 상황이 발생하지 않습니다", "that case can't
     # happen": the reviewer's scenario rebutted, nothing changed. (Not "더 이상
     # 발생하지 않습니다", "no longer happens", "이제 …": what a fix did.)
@@ -511,12 +522,19 @@ PROMISE = words(
     re.I,
 )
 # (A severity tag may come first: "[medium] New: …".)
-ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
+ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*그리고\s+`[^`\n]{1,60}`[^.\n]{0,20}?도\s|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     # "이번엔 테스트 단계에서 실패합니다": this time, another failure (as "this time it").
     r"|^\s*이번(?:에는|엔)\s[^.]{0,40}?(?:실패|오류|에러|예외|깨집)"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
     r"|\bnew\s+(?:error|failure|exception|problem|issue|point|finding|concern)\b|새\s*(?:지적|문제|이슈|항목|포인트)|\bthis\s+time\s+(?:it|the)", re.I)
+# What opens a point of its own at the very start of a clause, even in the
+# middle of a paragraph ("…여전히 필요합니다. 그리고 `LOCKOUT_MAX_ATTEMPTS`
+# 5회도 많습니다."). Not `ALSO`'s "다른 문제입니다" said in passing, a bare
+# "또한" that may join, or "새로 추가되는 …" (newly added).
+OPENS_POINT = re.compile(
+    r"^\s*(?:another\b|separately\b|one\s+more\b|new\s*(?::|\.(?!\w))|그리고\s+`[^`\n]{1,60}`[^.\n]{0,20}?도\s"
+    r"|별개로|한\s*가지\s*더|(?:그리고\s*)?하나\s*더|그리고\s*새로\s*(?:하나|한\s*가지|발견))", re.I)
 GENERAL = words(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
     r"|\b(?:points|comments)\b"
@@ -565,7 +583,11 @@ CLAUSE = words(
 # "세 번째 말씀드리지만", "for the third time": how often, not which point.
 _NOT_A_POINT = (r"(?!\s*(?:로\s*)?(?:말씀|얘기|이야기|요청|언급|드리|리뷰|검토|라운드|시도|반복|같은))")
 _NOT_A_POINT_EN = (r"(?!\s+(?:time|round|attempt|try|review|pass|failure|error|run|job|call|step"
-                   r"|build|deploy|push|page|row|line|request|byte|half|load|login|visit)s?\b)")
+                   r"|build|deploy|push|page|row|line|request|byte|half|load|login|visit"
+                   # ("Strip the BOM from the first header": a thing's first, not point 1.)
+                   r"|header|column|field|entry|element|character|char|message|chunk|record|key"
+                   r"|value|argument|parameter|letter|word|name|file|commit|batch|cell|digit"
+                   r"|token|day|week|month|user|customer|match|result|occurrence|instance)s?\b)")
 # ("a second refund", "from a second tab": another one, not point 2.)
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
     (re.compile(rf"\bfirst\b{_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
@@ -634,7 +656,11 @@ HEDGE = words(
     r"|다시\s*(?:보겠|확인하겠|검토하겠|리뷰하겠)|\bwill\s+(?:re-?review|take\s+another\s+look|look\s+again|check\s+again)"
     # Thanks for the work, the whole clause: "수정해 주셔서 감사합니다", "Thanks for the quick fix."
     r"|^[^.\n]{0,30}주셔서\s*(?:정말\s*|너무\s*)?(?:감사|고맙|(?:큰\s*|많은\s*)?도움이\s*(?:되었|됐|됩))[^.\n]{0,8}[.!]?$"
-    r"|^\W*thanks?(?:\s+you)?(?:\s+for\s+(?:the\s+)?(?:quick\s+)?(?:fix(?:es)?|update|turnaround|changes?|iteration))?[.!]?$",
+    r"|^\W*thanks?(?:\s+you)?(?:\s+for\s+(?:the\s+)?(?:quick\s+)?(?:fix(?:es)?|update|turnaround|changes?|iteration))?[.!]?$"
+    # Thanks for other work: "Kind of you to improve the error body",
+    # "Appreciate the docstrings" (not "I'd appreciate it if you …", a request).
+    r"|^\W*(?:(?:that's|that\s+is|it's|it\s+is|very|so)\s+)*kind\s+of\s+you\b"
+    r"|^\W*(?:i\s+)?(?:really\s+)?appreciate\s+(?:the|your)\b",
     re.I,
 )
 ANNOUNCE = words(
@@ -647,6 +673,9 @@ ANNOUNCE = words(
     # "추가로 보이는 문제입니다.", "그리고 하나 더 있습니다."
     r"|^(?:추가로|또한|그리고)?\s*(?:새로\s*)?(?:보이는|발견한|확인된)\s*(?:문제|이슈|사항)(?:입니다|이\s*있습니다)[.:]?$"
     r"|^(?:그리고|추가로|또)?\s*(?:하나|한\s*가지)\s*더\s*있습니다[.:]?$"
+    # "중복 발송 원인으로 보이는 부분입니다." above the bullet that says which part.
+    r"|^[가-힣\s]{0,20}?(?:원인|문제|범인)(?:으로|이라고)\s*(?:보이는|의심되는|생각되는)\s*(?:부분|곳|코드|지점|대목)(?:입니다|이\s*있습니다)[.:]?$"
+    r"|^here(?:\s+is|'s)\s+what\s+(?:looks|seems)\s+(?:like\s+)?(?:to\s+be\s+)?the\s+cause\b[^.]{0,40}[.:]?$"
     # "다만 한 가지는 되돌려야 합니다." above the point that says which.
     r"|^(?:다만\s*|그런데\s*|하지만\s*)?(?:한\s*가지|하나)(?:는|가)?\s*(?:더\s*)?"
     r"(?:되돌려야|고쳐야|수정해야|바꿔야)\s*(?:합니다|해요)[.:]?$"

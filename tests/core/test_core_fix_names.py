@@ -12,7 +12,7 @@ from test_core_detection import Sim
 from bot.detection import Deadlock
 from bot.finding import Finding, OwnerAction
 from bot.models import Role, Trigger
-from bot.owner_turn import names_set
+from bot.owner_turn import fixed_by_value, names_set
 
 ASK_OFF = ("새 에디터가 켜져 있으면 검증되지 않은 화면이 전체 사용자에게 나갑니다. "
            "기본값을 상수로 빼서 `False`로 고정해 주세요.")
@@ -72,8 +72,37 @@ def test_names_set_reads_only_fixed_findings_and_one_name() -> None:
     # Two findings asked the same unnamed value: which one the name is for is not said.
     twice = [_asks("F1", "=false@"), _asks("F3", "=false@")]
     assert names_set(twice, {"F1": OwnerAction.FIX, "F3": OwnerAction.FIX}, [FIXED]) == {}
-    # A value the finding already keyed, a bound or a removal is no unnamed value.
-    keyed = [_asks("F1", "=false@other_flag"), _asks("F2", "<=false@"), _asks("F4", "!false@")]
+    # A value the finding already keyed, or a removal, is no unnamed value.
+    keyed = [_asks("F1", "=false@other_flag"), _asks("F4", "!false@")]
     assert names_set(keyed, {f.label: OwnerAction.FIX for f in keyed}, [FIXED]) == {}
+    # A bound is: "한 페이지에 20개 이하로" set as `PAGE_SIZE = 20` is at most 20 of it.
+    bound = [_asks("F2", "<=20개@")]
+    assert names_set(bound, {"F2": OwnerAction.FIX}, ["`PAGE_SIZE = 20` 으로 바꿨습니다."]) == {
+        "F2": ("<=20개@page_size", "code:page_size")}
     # Quoted, the assignment is the reviewer's words, not the owner's change.
     assert names_set(findings, fix, ["> `NEW_EDITOR_DEFAULT = False`\n반영 예정입니다."]) == {}
+
+
+def test_a_fix_setting_the_value_a_finding_asked_in_words_answers_it() -> None:
+    asked = _asks("F3", "<=20개@")
+    other = _asks("F4", "=true@")
+    untouched = {"F3": OwnerAction.UNTOUCHED, "F4": OwnerAction.UNTOUCHED}
+    fix = ["STEP_DONE `PAGE_SIZE = 20` 으로 바꿨습니다. 41 passed."]
+    assert fixed_by_value([asked, other], untouched, fix) == {"F3"}
+    # Not without a fix reported, nor when two findings asked that value.
+    assert fixed_by_value([asked], untouched, ["`PAGE_SIZE = 20` 이면 요청이 늘어납니다."]) == set()
+    twice = [asked, _asks("F5", "20@")]
+    assert fixed_by_value(twice, {**untouched, "F5": OwnerAction.UNTOUCHED}, fix) == set()
+
+
+def test_the_page_size_asked_in_words_then_set_is_reversed_by_another_number() -> None:
+    sim = Sim(stall_threshold=2)
+    sim.say(Role.USER, "주문 목록을 페이지 번호 방식으로 바꿔 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE\n`orders/views.py`에 `PAGE_SIZE = 50` 페이지네이션을 넣었습니다.")
+    sim.say(Role.REVIEWER, "스크린 리더로 끝까지 읽기 어렵습니다. 한 페이지에 20개 이하로 보여야 "
+                           "합니다.", author="a11y-bot")
+    sim.say(Role.OWNER, "STEP_DONE `PAGE_SIZE = 20` 으로 바꿨습니다. 41 passed.")
+    sim.say(Role.REVIEWER, "`PAGE_SIZE = 20` 이면 요청이 2.5배로 늘어납니다. `PAGE_SIZE = 100` 으로 "
+                           "올려 주세요.", author="perf-bot")
+    sim.end()
+    assert [d.after_message for d in _contradictions(sim)] == ["m5"]

@@ -84,3 +84,43 @@ def test_also_naming_a_file_the_refused_point_never_named_is_a_new_point() -> No
     sim.say(Role.OWNER, "`xlsx_writer`도 청크 단위로 바꿨습니다. (commit `5d0e2aa`)")
     assert [f.label for f in sim.state.findings] == ["F1", "F2", "F3"]
     assert sim.state.stalled_rounds == 0
+
+
+REINDEX = ("재색인하는 동안 들어오는 상품 수정은 `products_v1`에만 반영됩니다. 재색인 시작 이후의 "
+           "변경분을 다시 반영하는 단계가 필요합니다.")
+KEPT = "재색인은 새벽 점검 시간에 돌리므로 그 사이 수정은 거의 없습니다. 스크립트는 현재대로 두겠습니다."
+
+
+def test_keeping_the_work_as_it_is_refuses_the_one_open_point() -> None:
+    one = [_finding("F1", "reviewer", REINDEX)]
+    assert read_owner(one, [KEPT]) == {"F1": OwnerAction.DECLINE}
+    # With two points open the refusal names neither: it answers none of them.
+    two = [*one, _finding("F2", "reviewer", "`scripts/reindex.py`의 로그에 진행률이 없습니다. "
+                                            "1%마다 남겨 주세요.")]
+    assert read_owner(two, [KEPT]) == {"F1": OwnerAction.UNTOUCHED, "F2": OwnerAction.UNTOUCHED}
+
+
+def _argued(reply: str) -> Sim:
+    sim = Sim(stall_threshold=3)
+    sim.say(Role.USER, "상품 검색 인덱스 재색인 스크립트를 만들어 주세요.")
+    sim.say(Role.OWNER, "STEP_DONE `scripts/reindex.py`를 작성했습니다.")
+    sim.say(Role.REVIEWER, REINDEX)
+    sim.say(Role.OWNER, KEPT)
+    sim.say(Role.REVIEWER, reply)
+    sim.say(Role.OWNER, "STEP_DONE 그래도 이대로 가겠습니다.")
+    return sim
+
+
+def test_statements_against_the_refusal_argue_the_refused_point() -> None:
+    sim = _argued("거의 없다는 것과 없다는 것은 다릅니다. 점검 시간에도 가격 동기화 배치가 10분마다 "
+                  "돕니다. 변경분을 다시 반영하지 않으면 가격이 틀린 채로 남습니다.")
+    assert [f.label for f in sim.state.findings] == ["F1"]
+    assert sim.state.findings[0].history[-1] == "R2: declined, repeated"
+    assert sim.state.stalled_rounds == 1
+
+
+def test_a_statement_naming_another_file_or_a_request_is_a_new_point() -> None:
+    named = _argued("`jobs/price_sync.py`는 재색인 중에도 10분마다 가격을 씁니다.")
+    assert [f.label for f in named.state.findings] == ["F1", "F2"]
+    asked = _argued("주문 알림 메일의 제목이 영어로만 나갑니다. 한국어 제목을 추가해 주세요.")
+    assert [f.label for f in asked.state.findings] == ["F1", "F2"]
