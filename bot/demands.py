@@ -223,7 +223,7 @@ def prohibited(text: str) -> frozenset[str]:
 
 
 # Where a request says what to do: "…두어야 합니다", "…해 주세요", "please …".
-_ASK_KO = re.compile(w.MUST_KO_END + r"|주세요|주십시오|주시기|바랍니다|도록")
+_ASK_KO = re.compile(w.MUST_KO_END + r"|주세요|주십시오|주시기|주시면|주셨으면|바랍니다|도록")
 _ASK_EN = re.compile(
     # ("must be restricted to admins" asks to restrict, as "must restrict" does.)
     r"\b(?:please|should|must|need\s+to|needs\s+to|has\s+to|have\s+to)\s+(?:also\s+)?"

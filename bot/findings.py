@@ -142,7 +142,7 @@ def reviewer_clause(text: str) -> Clause:
     thin = not content.strong and len(content.terms) <= 6
     if w.WITHDRAW.search(text) and not w.NEG_ACK.search(text):
         act = Act.WITHDRAW
-    elif w.CLOSES_POINT.search(text) and not w.NEG_ACK.search(text):
+    elif _closes_point(text):
         act = Act.ACK  # "For the changelog, this closes my earlier comment:"
     elif w.REBUTTAL.search(text) and not content.kinds:
         act = Act.REFERENCE  # (it may cite a figure: "over-charged by about 7%")
@@ -176,6 +176,18 @@ def reviewer_clause(text: str) -> Clause:
     return Clause(text, act, t, ordinals, remaining, everything, labels)
 
 
+def _closes_point(text: str) -> bool:
+    """"This closes my earlier comment", not "once …, that resolves my
+    concern" (a condition) nor "does not close it"."""
+    closes = w.CLOSES_POINT.search(text)
+    if closes is None:
+        return False
+    return not w.NEG_ACK.search(text) and not _CONDITION_BEFORE.search(text[:closes.start()])
+
+
+_CONDITION_BEFORE = re.compile(r"\b(?:if|once|when|until|unless|would|as\s+soon\s+as)\b", re.I)
+
+
 # "두 요청이 동시에 들어오면 … 둘 다 통과합니다": what would get through, if.
 _IF_PASSES = re.compile(r"[가-힣]면\s[^.;\n]{0,40}?통과(?:합|하)")
 
@@ -193,7 +205,10 @@ def _verified(text: str) -> bool:
 @lru_cache(maxsize=8192)
 def owner_clause(text: str) -> Clause:
     ordinals, remaining, everything, labels = selectors(text)
-    if w.DECLINE.search(text):
+    if w.DECLINE.search(text) or (w.REBUTS.search(text) and not (
+            w.CHANGED_NOW.search(text) or w.COMMIT.search(text) or w.FIX_PAST.search(text))):
+        # ("해당 상황이 발생하지 않습니다": a rebuttal refuses, unless the clause
+        # says the change made it so.)
         act = Act.DECLINE
     elif w.TODO.search(text) or (
         w.PROMISE.search(text) and not w.COMMIT.search(text) and not w.FIX_PAST.search(text)

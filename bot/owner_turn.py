@@ -161,12 +161,15 @@ def read_owner(
             addressed.add(finding.label)
             actions[finding.label] = _stronger(actions[finding.label], clause.act)
     leftover = [f for f in open_findings if f.label not in addressed]
+    # ("Done in `4be91c2`. The changelog wording is deliberate, so I kept it":
+    # a turn that reports a fix keeps something else as it is.)
+    reports_fix = any(owner_clause(text).act is Act.FIX for _, text in items(messages))
     for clause in general:
         touched = [f for f in leftover if score(clause.topic, f.topic()) >= TOUCH
                    and f.label not in labelled] if (
             clause.act is Act.DECLINE and not clause.everything) else []
         if (not touched and clause.act is Act.DECLINE and len(open_findings) == 1
-                and leftover and not clause.topic.strong):
+                and leftover and not clause.topic.strong and not reports_fix):
             # "재색인은 새벽에 돌리므로 수정은 거의 없습니다. 스크립트는 현재대로
             # 두겠습니다.": one point open, and the turn keeps the work as it is.
             touched = leftover
@@ -360,13 +363,25 @@ def _core(value: str) -> str:
     return count.group(1) if count else value
 
 
-def _assigned(messages: list[str]) -> dict[str, set[str]]:
-    """The values the turn sets names to in code, each with the names."""
+def _assigned(messages: list[str], finding: Finding,
+              others: list[Finding]) -> dict[str, set[str]]:
+    """The values the turn sets names to in code, each with the names, where
+    the clause may be about `finding`: not an aside ("참고로 로그가 많아
+    `VERBOSE_SQL = False`로 바꿨습니다"), not a name another finding holds, and
+    sharing something with the finding, unless it is the turn's one fix
+    ("`PAGE_SIZE = 20` 으로 바꿨습니다" for "한 페이지에 20개 이하로")."""
+    held = {a for f in others if f is not finding for a in f.anchors}
+    said = items(messages)
+    one_fix = sum(owner_clause(text).act is Act.FIX for _, text in said) == 1
     set_to: dict[str, set[str]] = {}
-    for _, text in items(messages):
+    for _, text in said:
+        if w.UNRELATED.match(text) or w.LEAD_IN.match(text) or not (
+                one_fix or score(topic(text), finding.topic()) >= TOUCH):
+            continue
         for match in _SET_IN_CODE.finditer(text):
-            value = _core(match.group(2).strip().lower())
-            set_to.setdefault(value, set()).add(match.group(1).lower().rsplit(".", 1)[-1])
+            name = match.group(1).lower().rsplit(".", 1)[-1]
+            if "code:" + name not in held:
+                set_to.setdefault(_core(match.group(2).strip().lower()), set()).add(name)
     return set_to
 
 
@@ -392,11 +407,11 @@ def fixed_by_value(findings: list[Finding], actions: dict[str, OwnerAction],
     value and the turn sets one name to it."""
     if not any(owner_clause(text).act is Act.FIX for _, text in items(messages)):
         return set()
-    set_to = _assigned(messages)
     open_ = [f for f in findings if f.is_open]
     return {askers[0][0].label
             for value, askers in _unnamed(open_, OwnerAction.UNTOUCHED, actions).items()
-            if len({f.label for f, _ in askers}) == 1 and len(set_to.get(value, ())) == 1}
+            if len({f.label for f, _ in askers}) == 1
+            and len(_assigned(messages, askers[0][0], findings).get(value, ())) == 1}
 
 
 def names_set(findings: list[Finding], actions: dict[str, OwnerAction],
@@ -410,11 +425,12 @@ def names_set(findings: list[Finding], actions: dict[str, OwnerAction],
     reverses it. Only where it cannot be another's: the fix sets one name to
     that value, and one fixed finding asked it.
     """
-    set_to = _assigned(messages)
     out: dict[str, tuple[str, str]] = {}
     for value, askers in _unnamed(findings, OwnerAction.FIX, actions).items():
-        names = set_to.get(value, set())
-        if len(names) == 1 and len({f.label for f, _ in askers}) == 1:
+        if len({f.label for f, _ in askers}) != 1:
+            continue
+        names = _assigned(messages, askers[0][0], findings).get(value, set())
+        if len(names) == 1:
             (name,) = names
             finding, unnamed_value = askers[0]
             out[finding.label] = (f"{unnamed_value}{name}", "code:" + name)

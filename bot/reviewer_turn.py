@@ -14,11 +14,12 @@ from dataclasses import replace
 
 from bot import wording as w
 from bot.contradictions import demands_of, probe, reverses
-from bot.demands import asks
+from bot.demands import asked_verbs, asks
 from bot.finding import (
     LOOSE,
     MATCH,
     STRONG,
+    TOUCH,
     UNCERTAIN,
     Finding,
     OwnerAction,
@@ -79,14 +80,13 @@ def judge_author(
             r.point_refs.pop(point, None)
             r.announce(point, at)
         elif (clause.act is Act.FINDING and at > 0 and r.parsed[at - 1][0] == point
-              and point not in r.announced and w.OPENS_POINT.match(text)):
+              and point not in r.announced and w.OPENS_POINT.match(text)
+              and not _names_its_point(r, point, clause)):
             # "IP 카운터는 여전히 필요합니다. 그리고 `LOCKOUT_MAX_ATTEMPTS` 5회도
             # 많습니다. 3회로 낮춰 주십시오.": a point of its own begins in the
             # middle of a paragraph; what follows belongs to it, not to the
             # point the paragraph began with.
-            r.point_finding.pop(point, None)
-            r.point_refs.pop(point, None)
-            r.announce(point, at - 1)
+            r.split(point, at)
         # (An approving reviewer's statements are its evidence, not points:
         # "LGTM — staging pods show `LOG_LEVEL=DEBUG`".)
         if clause.act is Act.FACT or point in r.taken_back or (approving and clause.asserted) or (
@@ -188,6 +188,12 @@ def _targets(r: Reading, point: int, text: str,
     pool = r.open_before if clause.act in (Act.ACK, Act.WITHDRAW) else r.mine
     pool = [f for f in pool if f.label not in r.acked and f.label not in r.dropped]
     targets, best = match_targets(clause, pool, order=r.mine)
+    opened = r.point_finding.get(point)
+    if (point in r.split_points and opened is not None and opened in r.new and best < STRONG
+            and not any(a.startswith(("code:", "path:")) for a in clause.topic.strong)):
+        # "…그리고 `X` 5회도 많습니다. 3회로 낮춰 주십시오.": the point begun
+        # mid-paragraph goes on; its request is not the paragraph's first point.
+        targets = []
     if clause.act is Act.FINDING and clause.everything and not (clause.labels or clause.ordinals):
         # "템플릿에 남은 `flags.X` 분기와 skip된 `test_legacy.py`, 이 두 가지는
         # …": "both" over the names of several open points says them again.
@@ -222,7 +228,8 @@ def _targets(r: Reading, point: int, text: str,
             best >= MATCH and point not in r.announced and only_joins(text)
             and all(r.owner.get(f.label) is OwnerAction.DECLINE
                     and not other_point(r.point_topic[point], f)
-                    and not _new_file(r.point_topic[point], f) for f in targets)):
+                    and not _new_file(r.point_topic[point], f)
+                    and (not asks(text) or asked_verbs(text) & set(f.asks)) for f in targets)):
         # "Another problem in …", "3: new. …": a point of its own. (But "또한
         # 5GB 제한은 … 바뀔 수 있는 값이라, 파트 크기를 … 계산하도록 해 주시면"
         # after the owner refused that very point, naming nothing it did not:
@@ -255,6 +262,16 @@ def _targets(r: Reading, point: int, text: str,
     return clause, targets, best, reversal
 
 
+def _names_its_point(r: Reading, point: int, clause: Clause) -> bool:
+    """The clause names only what the finding its paragraph is about names
+    ("그리고 `cleanup_tmp()`도 …" while that point is the one repeated)."""
+    about = r.point_finding.get(point)
+    if about is None or about in r.new:
+        return False  # (a point this turn opened holds its whole paragraph's names)
+    names = {a for a in clause.topic.strong if a.startswith(("code:", "path:"))}
+    return bool(names) and names <= set(about.anchors)
+
+
 def _new_file(t: Topic, finding: Finding) -> bool:
     """The clause names a file the finding never named."""
     return any(a.startswith("path:") and a not in finding.anchors for a in t.strong)
@@ -278,7 +295,7 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
                 (opened in r.unasked or r.tentative.get(point) is opened)
                 and r.owner.get(loose[0].label) is OwnerAction.DECLINE
                 and closeness >= UNCERTAIN and not starts_new_point(r.point_text[point].strip())
-                and point not in r.announced))):
+                and point not in r.announced and point not in r.split_points))):
         # (A point this turn has just opened goes on about that point; a
         # statement that only led into this request was its argument:
         # "환경변수 하나에 기대는 구조는 … 깨집니다. 버킷팅은 안정 해시로 바꿔야
@@ -289,7 +306,7 @@ def _said_again(r: Reading, point: int, text: str, clause: Clause) -> list[Findi
     declined = [f for f in still if r.owner.get(f.label) is OwnerAction.DECLINE]
     if (declined and not clause.topic.strong and asks(text) and opened is not None
             and (opened in r.unasked or r.tentative.get(point) is opened)
-            and point not in r.announced):
+            and point not in r.announced and point not in r.split_points):
         # "`reconcile_index`는 5분 주기라 … 못합니다. 작업 단위 재시도가
         # 필요합니다" after "재시도는 … 넣지 않았습니다", "… 그대로 S3 에
         # 올라갑니다. magic bytes 검사를 넣어 주십시오" after "형식 검사는
@@ -475,21 +492,28 @@ def _argued(r: Reading) -> None:
     point of the author's it refused, argues against that refusal: "거의 없다는
     것과 없다는 것은 다릅니다. 점검 시간에도 가격 동기화 배치가 10분마다
     돕니다." after "수정은 거의 없습니다. 스크립트는 현재대로 두겠습니다." It
-    says that point again; it raises none. (Not when a statement names a file
-    or a name the refused point never had, or anything is asked.)"""
+    says that point again; it raises none. (Not when anything is asked, a
+    statement opens a point of its own ("Another issue: …"), names a file or a
+    name the refused point never had or shares nothing with it, or the part
+    acknowledged or withdrew the refused point.)"""
     refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
     if len(refused) != 1 or not r.new or r.repeated - {refused[0].label}:
         return
-    points = {p for p, f in r.point_finding.items() if f in r.new}
-    if any(asks(text) for p, text, _ in r.parsed if p in points):
+    point_of = refused[0]
+    if point_of.label in r.acked or point_of.label in r.dropped:
         return
-    known = set(refused[0].anchors)
+    points = {p for p, f in r.point_finding.items() if f in r.new}
+    if any(asks(text) or starts_new_point(text) for p, text, _ in r.parsed if p in points):
+        return
+    known = set(point_of.anchors)
     if any(a.startswith(("path:", "code:")) and a not in known for f in r.new for a in f.anchors):
         return
+    if any(score(f.topic(), point_of.topic()) < TOUCH for f in r.new):
+        return
     for point in points:
-        r.point_finding[point] = refused[0]
+        r.point_finding[point] = point_of
     r.new.clear()
-    r.repeated.add(refused[0].label)
+    r.repeated.add(point_of.label)
 
 
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:

@@ -61,6 +61,9 @@ class Reading:
     # Points where the turn announced a new one ("그리고 새로 하나
     # 발견했습니다"): what follows there is no argument for an older point.
     announced: set[int] = field(default_factory=set)
+    # Points begun in the middle of a paragraph (`split`): what follows there
+    # is no argument for the point the paragraph began with.
+    split_points: set[int] = field(default_factory=set)
 
     @classmethod
     def start(cls, findings: list[Finding], author: str, messages: list[str],
@@ -112,6 +115,18 @@ class Reading:
             self.point_text[point] = " " + " ".join(t for t, _ in rest)
             self.point_topic[point] = Topic(frozenset().union(*(c.topic.anchors for _, c in rest)),
                                             frozenset().union(*(c.topic.terms for _, c in rest)))
+
+    def split(self, point: int, at: int) -> None:
+        """A point of its own begins at clause `at`, in the middle of a
+        paragraph: the point is what follows, read like any other (it may
+        say an older finding again)."""
+        self.split_points.add(point)
+        self.point_finding.pop(point, None)
+        self.point_refs.pop(point, None)
+        rest = [(t, c) for p, t, c in self.parsed[at:] if p == point]
+        self.point_text[point] = " " + " ".join(t for t, _ in rest)
+        self.point_topic[point] = Topic(frozenset().union(*(c.topic.anchors for _, c in rest)),
+                                        frozenset().union(*(c.topic.terms for _, c in rest)))
 
     def errors_of(self, text: str) -> frozenset[str]:
         """The errors in the fenced test output beside a clause."""

@@ -264,10 +264,11 @@ NEG_ACK = words(
     re.I,
 )
 # "This closes my earlier comment": the point is settled (an acknowledgement,
-# though it names the earlier point as a reference does).
+# though it names the earlier point as a reference does; not "once …, that
+# resolves my concern": `bot.findings` reads what comes before).
 CLOSES_POINT = re.compile(
-    r"\b(?:this|that|it|which)\s+(?:now\s+)?(?:closes|resolves|settles)\s+(?:my|the|this|that)\s+"
-    r"(?:earlier\s+|previous\s+|last\s+|original\s+)?(?:comment|point|finding|concern|request|objection)s?\b",
+    r"\b(?:this|that|it|which)\s+(?:now\s+)?(?:closes|resolves|settles)(?:\s+out)?\s+(?:F\d{1,3}\b|(?:(?:both|all)\s+(?:of\s+)?)?"
+    r"(?:my|the|this|that)\s+(?:earlier\s+|previous\s+|last\s+|original\s+)?(?:comment|point|finding|concern|request|objection)s?\b)",
     re.I)
 ACK = words(
     r"\b(?:(?:is|are)\s+(?:fine|good)(?:\s+now\b)?+(?!\s*,?\s*(?:but|except|however))|"
@@ -418,9 +419,7 @@ REQUEST = words(
     re.I,
 )
 POSITIVE = words(
-    # ("… — genuinely helpful for the next person", "that'll help API consumers".)
-    r"\bhelpful\b|\b(?:that'll|that\s+will)\s+help\b"
-    r"|\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
+    r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"
@@ -506,15 +505,22 @@ DECLINE = words(
     # "확장자 검사로 충분하다고 판단합니다": what is there is enough.
     r"|(?:으로|로|만으로도?)\s*충분하다고\s*(?:판단|생각|봅|봤)"
     r"|고치지\s*않|반영하지\s*않|의도된|의도한|의도적|의도대로|필요하지\s*않|불필요|필요(?:는|가)?\s*없|동의하기\s*어렵"
-    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|범위에서\s*(?:빼|제외하)겠|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
-    # "2번은 … 5GB로 제한되어 있어 해당 상황이 발생하지 않습니다", "that case can't
-    # happen": the reviewer's scenario rebutted, nothing changed. (Not "더 이상
-    # 발생하지 않습니다", "no longer happens", "이제 …": what a fix did.)
-    r"|(?<!이제 )(?:해당|그런|그러한|이런|이러한)\s*(?:상황|경우|케이스|시나리오)(?:은|는|이|가)?\s*(?:발생하지|일어나지|생기지|나오지)\s*않"
-    r"|\b(?:that|this|such\s+a)\s+(?:case|situation|scenario)\s+(?:can(?:no|')t|cannot|could(?:n't|\s+not)|will\s+never|never)\s+(?:happen|occur|arise)"
+    r"|동의하지\s*않|문제가\s*되지\s*않|범위\s*밖|범위를\s*벗어|(?:이번|이\s*(?:PR|pr|작업|변경)|이번\s*(?:PR|pr|작업|변경))\s*범위에서\s*(?:빼|제외하)겠|현\s*구조|현재\s*구조|현행|괜찮다고\s*봅|(?:충분|적절|타당)하다고\s*(?:봅|판단|생각)|지\s*않으려고\s*합니다|아니라고\s*(?:봅|판단|생각)|다루는\s*것이\s*맞다고"
     r"|입장(?:에|은|이)?\s*(?:변화|변함)(?:가|이|는|은)?\s*없|(?:이전|앞선|지난|기존)\s*(?:답변|말씀|의견)(?:과|와)\s*같은\s*입장|\bsame\s+position\s+as\s+before\b|과(?:하다|도하다)고\s*(?:판단|봅|생각)|(?:^|\|)\s*유지\s*[.。]|맞다고\s*봅|낫다고\s*봅|스펙(?:상|대로|에\s*따라)|사양(?:상|대로)|설계상|어렵습니다|않겠습니다",
     re.I,
 )
+# "2번은 … 5GB로 제한되어 있어 해당 상황이 발생하지 않습니다", "That can't
+# happen: …": the reviewer's scenario rebutted. A refusal only where the
+# clause reports no change (`bot.findings.owner_clause`): "…락을 잡아서 해당
+# 상황이 발생하지 않도록 수정했습니다", "so that case can't happen anymore" are fixes.
+REBUTS = re.compile(
+    r"(?:해당|그런|그러한|이런|이러한)\s*(?:상황|경우|케이스|시나리오)(?:은|는|이|가)?\s*"
+    r"(?:(?:발생하지|일어나지|생기지|나오지)\s*않(?:습니다|아요|는다|을\s*(?:겁니다|것입니다))|(?:발생할|일어날|생길)\s*수\s*없)"
+    r"|\b(?:that|this|such\s+a)(?:\s+(?:case|situation|scenario|path))?\s+(?:can(?:no|')t|cannot|could(?:n't|\s+not)|will\s+never|never)\s+(?:happen|occur|arise)\b"
+    r"|\b(?:that|this)\s+(?:case|situation|scenario)\s+is\s+impossible\b",
+    re.I)
+# What says the change was made, beside a rebuttal: "이제", "더 이상", "않도록", "anymore".
+CHANGED_NOW = re.compile(r"이제|더\s*이상|않도록|않게|(?:수정|변경|반영|적용|고친)\s*(?:후|뒤|이후|다음)|\b(?:now|anymore|any\s+more|no\s+longer)\b", re.I)
 PROMISE = words(
     r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
     r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
@@ -522,7 +528,7 @@ PROMISE = words(
     re.I,
 )
 # (A severity tag may come first: "[medium] New: …".)
-ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*그리고\s+`[^`\n]{1,60}`[^.\n]{0,20}?도\s|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
+ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
     # "이번엔 테스트 단계에서 실패합니다": this time, another failure (as "this time it").
     r"|^\s*이번(?:에는|엔)\s[^.]{0,40}?(?:실패|오류|에러|예외|깨집)"
@@ -533,7 +539,7 @@ ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separat
 # 5회도 많습니다."). Not `ALSO`'s "다른 문제입니다" said in passing, a bare
 # "또한" that may join, or "새로 추가되는 …" (newly added).
 OPENS_POINT = re.compile(
-    r"^\s*(?:another\b|separately\b|one\s+more\b|new\s*(?::|\.(?!\w))|그리고\s+`[^`\n]{1,60}`[^.\n]{0,20}?도\s"
+    r"^\s*(?:another\b|separately\b|one\s+more\b|new\s*(?::|\.(?!\w))|(?:그리고|또|추가로)\s+`[^`\n]{1,60}`[^.\n]{0,20}?(?:도|는|은)\s"
     r"|별개로|한\s*가지\s*더|(?:그리고\s*)?하나\s*더|그리고\s*새로\s*(?:하나|한\s*가지|발견))", re.I)
 GENERAL = words(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
@@ -659,8 +665,9 @@ HEDGE = words(
     r"|^\W*thanks?(?:\s+you)?(?:\s+for\s+(?:the\s+)?(?:quick\s+)?(?:fix(?:es)?|update|turnaround|changes?|iteration))?[.!]?$"
     # Thanks for other work: "Kind of you to improve the error body",
     # "Appreciate the docstrings" (not "I'd appreciate it if you …", a request).
-    r"|^\W*(?:(?:that's|that\s+is|it's|it\s+is|very|so)\s+)*kind\s+of\s+you\b"
-    r"|^\W*(?:i\s+)?(?:really\s+)?appreciate\s+(?:the|your)\b",
+    # (The whole clause: not "…, though the new log line prints the card number".)
+    r"|^\W*(?:(?:that's|that\s+is|it's|it\s+is|very|so)\s+)*kind\s+of\s+you\b(?![^.]*\b(?:though|although|but|however)\b)[^.;]{0,80}[.!]?$"
+    r"|^\W*(?:i\s+)?(?:really\s+)?appreciate\s+(?:the|your)\b(?![^.]*\b(?:though|although|but|however)\b)[^.;]{0,80}[.!]?$",
     re.I,
 )
 ANNOUNCE = words(
@@ -675,7 +682,7 @@ ANNOUNCE = words(
     r"|^(?:그리고|추가로|또)?\s*(?:하나|한\s*가지)\s*더\s*있습니다[.:]?$"
     # "중복 발송 원인으로 보이는 부분입니다." above the bullet that says which part.
     r"|^[가-힣\s]{0,20}?(?:원인|문제|범인)(?:으로|이라고)\s*(?:보이는|의심되는|생각되는)\s*(?:부분|곳|코드|지점|대목)(?:입니다|이\s*있습니다)[.:]?$"
-    r"|^here(?:\s+is|'s)\s+what\s+(?:looks|seems)\s+(?:like\s+)?(?:to\s+be\s+)?the\s+cause\b[^.]{0,40}[.:]?$"
+    r"|^here(?:\s+is|'s)\s+what\s+(?:looks|seems)\s+(?:like\s+)?(?:to\s+be\s+)?the\s+cause\b[^.:]{0,40}:?$"
     # "다만 한 가지는 되돌려야 합니다." above the point that says which.
     r"|^(?:다만\s*|그런데\s*|하지만\s*)?(?:한\s*가지|하나)(?:는|가)?\s*(?:더\s*)?"
     r"(?:되돌려야|고쳐야|수정해야|바꿔야)\s*(?:합니다|해요)[.:]?$"
