@@ -28,6 +28,7 @@ from bot.finding import (
 )
 from bot.findings import Act, Clause, owner_clause, summary
 from bot.points import clauses, items, point_numbers, replies
+from bot.quantity_words import numerals
 from bot.topics import Topic, concepts, score, topic
 
 
@@ -369,20 +370,27 @@ def _assigned(messages: list[str], finding: Finding,
     the clause may be about `finding`: not an aside ("참고로 로그가 많아
     `VERBOSE_SQL = False`로 바꿨습니다"), not a name another finding holds, and
     sharing something with the finding, unless it is the turn's one fix
-    ("`PAGE_SIZE = 20` 으로 바꿨습니다" for "한 페이지에 20개 이하로")."""
+    ("`PAGE_SIZE = 20` 으로 바꿨습니다" for "한 페이지에 20개 이하로") or the
+    value says enough by itself (a size, "`10 * 1024 * 1024`" for "10MB";
+    not `False` or `1`)."""
     held = {a for f in others if f is not finding for a in f.anchors}
     said = items(messages)
     one_fix = sum(owner_clause(text).act is Act.FIX for _, text in said) == 1
     set_to: dict[str, set[str]] = {}
     for _, text in said:
-        if w.UNRELATED.match(text) or w.LEAD_IN.match(text) or not (
-                one_fix or score(topic(text), finding.topic()) >= TOUCH):
+        if w.UNRELATED.match(text) or w.LEAD_IN.match(text):
             continue
+        linked = one_fix or score(topic(text), finding.topic()) >= TOUCH
         for match in _SET_IN_CODE.finditer(text):
             name = match.group(1).lower().rsplit(".", 1)[-1]
-            if "code:" + name not in held:
-                set_to.setdefault(_core(match.group(2).strip().lower()), set()).add(name)
+            value = _core(numerals(match.group(2).strip()).lower())
+            if "code:" + name not in held and (linked or _SPECIFIC.fullmatch(value)):
+                set_to.setdefault(value, set()).add(name)
     return set_to
+
+
+# A value that names what it is by itself: a number with its unit, or of two digits or more.
+_SPECIFIC = re.compile(r"\d+(?:\.\d+)?(?:[a-z%]+|[가-힣]+)|\d{2,}(?:\.\d+)?")
 
 
 def _unnamed(findings: list[Finding], wanted: OwnerAction,

@@ -419,7 +419,9 @@ REQUEST = words(
     re.I,
 )
 POSITIVE = words(
-    r"\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
+    # ("Security side is satisfied.": not "is not satisfied".)
+    r"\b(?:is|am|are|'m|'re)\s+satisfied\b"
+    r"|\b(?:pass(?:es|ed|ing)?|green|works?|working|looks?\s+(?:good|fine|great|right)|nice|great|thanks|thank\s+you"
     r"|lgtm|agreed|correct(?:ly)?|clean|succeed\w*|ready\s+for|verified|confirmed)\b"
     r"|\b(?:saw|seen|read|looked\s+at|noted)\b"
     r"|\b(?:consistent\s+with|in\s+line\s+with|reads\s+(?:fine|well|correctly|right))\b|\b(?:covers|handles)\b[^.;]{0,60}\bwell\W*$"

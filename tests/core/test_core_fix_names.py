@@ -106,3 +106,15 @@ def test_the_page_size_asked_in_words_then_set_is_reversed_by_another_number() -
                            "올려 주세요.", author="perf-bot")
     sim.end()
     assert [d.after_message for d in _contradictions(sim)] == ["m5"]
+
+
+def test_a_size_written_as_a_product_in_code_answers_the_size_asked_in_words() -> None:
+    asked = _asks("F1", "<=10mb@")
+    fix = ["반영했습니다 (`6c3d8e4`).\n- `MAX_UPLOAD_BYTES = 10 * 1024 * 1024` (`records/settings.py`), "
+           "초과 시 413\n- 형식 오류 415, 그 외 500"]
+    assert names_set([asked], {"F1": OwnerAction.FIX}, fix) == {
+        "F1": ("<=10mb@max_upload_bytes", "code:max_upload_bytes")}
+    # A bare switch value is no such link: `VERBOSE_SQL = False` among several fixes.
+    off = _asks("F2", "=false@")
+    fixes = ["반영했습니다 (`6c3d8e4`).\n- 로그 레벨을 낮췄습니다.\n- `VERBOSE_SQL = False`로 바꿨습니다."]
+    assert names_set([off], {"F2": OwnerAction.FIX}, fixes) == {}

@@ -135,3 +135,8 @@ def test_a_point_closed_in_words_and_thanks_for_other_work() -> None:
     for asks in ("I would appreciate it if you removed the debug print.",
                  "Appreciate the fix, but `retry_after` is still ignored."):
         assert reviewer_clause(asks).act is Act.FINDING, asks
+
+
+def test_a_reviewer_satisfied_states_no_point() -> None:
+    assert reviewer_clause("Security side is satisfied.").act is Act.FACT
+    assert reviewer_clause("I am not satisfied with the retry loop; add backoff.").act is Act.FINDING
