@@ -76,8 +76,11 @@ _PRESENT = re.compile(
     r"(?:을|를)?\s*(?:다시\s*|반드시\s*|꼭\s*)?(?:추가|포함|활성화|사용|유지|복구|띄워|띄우|표시"
     r"|쓰(?=[도세십셔]|고(?!\s*있))|써\s*(?:주|야))"
     # ("`aiohttp`로 가야 합니다": the one to go with.)
-    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체|가야))"
-    + NOT_DONE_KO,
+    # ("xlsx 생성은 반드시 `openpyxl`로 유지해 주세요": the one kept in use.)
+    r"|(?:으로|로)\s*(?:다시\s*)?(?:바꾸|바꿔|변경|전환|되돌|교체|가야|유지(?!하?고\s*있|하?면|되|돼)))"
+    + NOT_DONE_KO +
+    # "`openpyxl` 대신 `XlsxWriter`의 `constant_memory` 모드로 바꿔야": the library asked in.
+    r"|대신\s*`([^`\n]{1,60})`의\s",
     re.I,
 )
 _ABSENT = re.compile(

@@ -140,3 +140,11 @@ def test_a_point_closed_in_words_and_thanks_for_other_work() -> None:
 def test_a_reviewer_satisfied_states_no_point() -> None:
     assert reviewer_clause("Security side is satisfied.").act is Act.FACT
     assert reviewer_clause("I am not satisfied with the retry loop; add backoff.").act is Act.FINDING
+
+
+def test_a_library_kept_in_use_and_one_asked_in_by_its_mode() -> None:
+    assert presence("xlsx 생성은 `openpyxl` 대신 `XlsxWriter`의 `constant_memory` 모드로 바꿔야 "
+                    "합니다.") == {"+@xlsxwriter", "-@openpyxl"}
+    assert "+@openpyxl" in presence("xlsx 생성은 반드시 `openpyxl`로 유지해 주세요.")
+    # Kept as a description, or only if something holds, is asked of nothing.
+    assert presence("지금은 `openpyxl`로 유지하고 있습니다.") == set()
