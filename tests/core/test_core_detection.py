@@ -56,6 +56,9 @@ class Sim:
     def deadlocks(self) -> list[Deadlock]:
         return [e for e in self.events if isinstance(e, Deadlock)]
 
+    def contradictions(self) -> list[Deadlock]:
+        return [d for d in self.deadlocks() if d.trigger is Trigger.CONTRADICTION]
+
 
 def test_circular_argument_deadlocks_after_threshold() -> None:
     sim = Sim(stall_threshold=2)

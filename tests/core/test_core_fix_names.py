@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from test_core_detection import Sim
 
-from bot.detection import Deadlock
 from bot.finding import Finding, OwnerAction
-from bot.models import Role, Trigger
+from bot.models import Role
 from bot.owner_turn import fixed_by_value, names_set
 
 ASK_OFF = ("새 에디터가 켜져 있으면 검증되지 않은 화면이 전체 사용자에게 나갑니다. "
@@ -32,13 +31,9 @@ def _room(fix: str, second: str) -> Sim:
     return sim
 
 
-def _contradictions(sim: Sim) -> list[Deadlock]:
-    return [d for d in sim.deadlocks() if d.trigger is Trigger.CONTRADICTION]
-
-
 def test_the_other_reviewer_asking_the_named_setting_otherwise_contradicts() -> None:
     sim = _room(FIXED, "전체 오픈이 결정됐습니다. `NEW_EDITOR_DEFAULT`를 `True`로 바꿔 주세요.")
-    assert [d.after_message for d in _contradictions(sim)] == ["m7"]  # product-bot's turn closes at the end
+    assert [d.after_message for d in sim.contradictions()] == ["m7"]  # product-bot's turn closes at the end
     [asked_off] = [f for f in sim.state.findings if f.author == "qa-bot"]
     assert "=false@new_editor_default" in asked_off.values
 
@@ -46,16 +41,16 @@ def test_the_other_reviewer_asking_the_named_setting_otherwise_contradicts() -> 
 def test_asking_the_same_value_or_another_setting_is_no_contradiction() -> None:
     same = _room(FIXED, "`NEW_EDITOR_DEFAULT`는 `False` 그대로 두는 데 동의합니다. "
                         "플래그 설명에 팀 이름도 넣어 주세요.")
-    assert _contradictions(same) == []
+    assert same.contradictions() == []
     other = _room(FIXED, "`NEW_EDITOR_ROLLOUT_PERCENT`를 `10`으로 바꿔 주세요.")
-    assert _contradictions(other) == []
+    assert other.contradictions() == []
 
 
 def test_a_fix_setting_two_names_to_the_value_teaches_neither() -> None:
     both = ("STEP_DONE\n`NEW_EDITOR_DEFAULT = False`, `NEW_EDITOR_BETA = False`로 "
             "분리했습니다.")
     sim = _room(both, "전체 오픈이 결정됐습니다. `NEW_EDITOR_DEFAULT`를 `True`로 바꿔 주세요.")
-    assert _contradictions(sim) == []
+    assert sim.contradictions() == []
 
 
 def _asks(label: str, value: str) -> Finding:
@@ -105,7 +100,7 @@ def test_the_page_size_asked_in_words_then_set_is_reversed_by_another_number() -
     sim.say(Role.REVIEWER, "`PAGE_SIZE = 20` 이면 요청이 2.5배로 늘어납니다. `PAGE_SIZE = 100` 으로 "
                            "올려 주세요.", author="perf-bot")
     sim.end()
-    assert [d.after_message for d in _contradictions(sim)] == ["m5"]
+    assert [d.after_message for d in sim.contradictions()] == ["m5"]
 
 
 def test_a_size_written_as_a_product_in_code_answers_the_size_asked_in_words() -> None:

@@ -9,10 +9,9 @@ from __future__ import annotations
 from test_core_detection import Sim
 from test_core_ledger_wording import _finding
 
-from bot.detection import Deadlock
 from bot.finding import Finding, OwnerAction
 from bot.findings import Act, owner_clause, reviewer_clause
-from bot.models import Role, Trigger
+from bot.models import Role
 from bot.owner_turn import fixed_by_value, names_set, read_owner
 
 
@@ -77,10 +76,6 @@ def test_also_asking_something_else_of_the_refused_point_is_new() -> None:
     assert len(sim.state.findings) == 2
 
 
-def _contradictions(sim: Sim) -> list[Deadlock]:
-    return [d for d in sim.deadlocks() if d.trigger is Trigger.CONTRADICTION]
-
-
 def test_a_setting_set_in_an_aside_teaches_nothing() -> None:
     sim = Sim(stall_threshold=3)
     sim.say(Role.USER, "새 에디터를 플래그 뒤에 넣어 주세요.")
@@ -92,7 +87,7 @@ def test_a_setting_set_in_an_aside_teaches_nothing() -> None:
     sim.say(Role.REVIEWER, "확인했습니다. LGTM", author="qa-bot")
     sim.say(Role.REVIEWER, "`VERBOSE_SQL`은 `True`로 켜 주세요.", author="product-bot")
     sim.end()
-    assert _contradictions(sim) == []
+    assert sim.contradictions() == []
 
 
 def _asks(label: str, value: str, text: str = "") -> Finding:
@@ -141,7 +136,7 @@ def test_a_point_begun_mid_paragraph_in_other_words_and_one_that_is_the_same_poi
                 author="sec-bot")
         sim.say(Role.REVIEWER, "`LOGIN_MAX_FAILS`는 10회로 올려 주세요.", author="product-bot")
         sim.end()
-        assert [d.after_message for d in _contradictions(sim)] == ["m6"], opener
+        assert [d.after_message for d in sim.contradictions()] == ["m6"], opener
     same = _after_refusal("임시 파일은 여전히 남습니다. 그리고 `tmp/export`도 디스크를 계속 "
                           "차지합니다.")
     assert len(same.state.findings) == 1

@@ -10,9 +10,8 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.demands import asked_verbs
-from bot.detection import Deadlock
 from bot.findings import Act, owner_clause, reviewer_clause, selectors
-from bot.models import Role, Trigger
+from bot.models import Role
 from bot.stances import presence
 from bot.topics import topic
 from bot.values import setting_values
@@ -62,10 +61,6 @@ def test_replaced_in_a_file_and_restricted_in_the_passive() -> None:
     assert asked_verbs("It must be fast.") == frozenset()
 
 
-def _contradictions(sim: Sim) -> list[Deadlock]:
-    return [d for d in sim.deadlocks() if d.trigger is Trigger.CONTRADICTION]
-
-
 def test_a_point_begun_mid_paragraph_is_its_own_and_can_be_reversed() -> None:
     sim = Sim(stall_threshold=3)
     sim.say(Role.USER, "로그인 실패가 반복되면 계정을 잠가 주세요.")
@@ -79,7 +74,7 @@ def test_a_point_begun_mid_paragraph_is_its_own_and_can_be_reversed() -> None:
     sim.say(Role.REVIEWER, "잠금 해제 문의가 너무 많습니다. `LOGIN_MAX_FAILS`는 10회로 올려 "
                            "주세요.", author="product-bot")
     sim.end()
-    assert [d.after_message for d in _contradictions(sim)] == ["m6"]
+    assert [d.after_message for d in sim.contradictions()] == ["m6"]
     sec = [f for f in sim.state.findings if f.author == "sec-bot"]
     assert len(sec) == 2 and sec[0].history[-1] == "R2: declined, repeated"
 
@@ -106,7 +101,7 @@ def test_a_code_setting_against_a_length_in_words_in_one_turn() -> None:
     sim.say(Role.REVIEWER, "고객이 자꾸 로그아웃됩니다. 세션은 최소 하루는 유지돼야 합니다.",
             author="product-bot")
     sim.end()
-    assert [d.after_message for d in _contradictions(sim)] == ["m4"]
+    assert [d.after_message for d in sim.contradictions()] == ["m4"]
 
 
 def test_a_difference_said_in_passing_or_newly_added_opens_no_point_mid_paragraph() -> None:
