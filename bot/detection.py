@@ -12,9 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from bot.finding import Finding, OwnerAction, Question
+from bot.fix_values import fixed_by_value, names_set
 from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
-from bot.owner_turn import declared_conflict, fixed_by_value, names_set, read_owner
+from bot.owner_turn import declared_conflict, read_owner
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart

@@ -10,8 +10,8 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.finding import Finding, OwnerAction
+from bot.fix_values import fixed_by_value, names_set
 from bot.models import Role
-from bot.owner_turn import fixed_by_value, names_set
 
 ASK_OFF = ("새 에디터가 켜져 있으면 검증되지 않은 화면이 전체 사용자에게 나갑니다. "
            "기본값을 상수로 빼서 `False`로 고정해 주세요.")

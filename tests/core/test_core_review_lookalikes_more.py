@@ -11,8 +11,9 @@ from test_core_ledger_wording import _finding
 
 from bot.finding import Finding, OwnerAction
 from bot.findings import Act, owner_clause, reviewer_clause
+from bot.fix_values import fixed_by_value, names_set
 from bot.models import Role
-from bot.owner_turn import fixed_by_value, names_set, read_owner
+from bot.owner_turn import read_owner
 
 
 def test_a_fix_that_ends_the_scenario_is_a_fix_and_rebuttals_refuse() -> None:
