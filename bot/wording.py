@@ -232,11 +232,15 @@ VALUE_UNITS = (r"km|k|kb|mb|gb|ki|mi|gi|kib|mib|gib|ms|s|m|h|d|min|%|초|분|시
                r"|원|won|krw|달러|usd|eur|엔|jpy")
 # "3,000", "1,000,000": one number written in groups of three digits.
 DIGIT_GROUPS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?!\d|[.,]\d)")
+# "7_200_000": the same in code (Python, JavaScript, Rust digit separators).
+CODE_DIGIT_GROUPS = re.compile(r"(?<![\w.])\d{1,3}(?:_\d{3})+(?![\w.])")
 
 
 def ungrouped(text: str) -> str:
     """The text with its digit groups joined: "3,000원" reads as "3000원"
-    (not as 3 and 000)."""
+    (not as 3 and 000), `7_200_000` as `7200000`."""
+    if "_" in text:
+        text = CODE_DIGIT_GROUPS.sub(lambda m: m.group(0).replace("_", ""), text)
     if "," not in text:
         return text
     return DIGIT_GROUPS.sub(lambda m: m.group(0).replace(",", ""), text)

@@ -143,3 +143,10 @@ def test_a_library_kept_in_use_and_one_asked_in_by_its_mode() -> None:
     assert "+@openpyxl" in presence("xlsx 생성은 반드시 `openpyxl`로 유지해 주세요.")
     # Kept as a description, or only if something holds, is asked of nothing.
     assert presence("지금은 `openpyxl`로 유지하고 있습니다.") == set()
+
+
+def test_digits_grouped_with_underscores_in_code_are_one_number() -> None:
+    assert setting_values("Please set `idleTimeoutMs: 7_200_000` in `config/session.yaml`.") == {
+        "7200000@idletimeoutms"}
+    # A name with digits and underscores is no number: it keeps its underscores.
+    assert setting_values("Rename `v2_100_000` to `v3`.") == {"=v3@v2_100_000"}
