@@ -194,9 +194,7 @@ def close_turn(
         taught = names_set(state.findings, actions, turn.messages())
         for finding in state.findings:
             if finding.label in taught:  # the fix named the setting the finding asked a value of
-                value, anchor = taught[finding.label]
-                finding.values = sorted({*finding.values, value})
-                finding.anchors = sorted({*finding.anchors, anchor})
+                finding.learn_setting(*taught[finding.label])
         pair = declared_conflict(state.findings, turn.messages())
         if pair is not None:
             candidates.append((Trigger.CONTRADICTION, {"pair": list(pair), "declared_by": "owner"}))

@@ -105,6 +105,13 @@ class Finding(BaseModel):
             self.terms = sorted(merged)
         self._topic = None
 
+    def learn_setting(self, value: str, anchor: str) -> None:
+        """The owner's fix named the setting this finding asked a value of
+        (`bot.fix_values.names_set`): the value keyed by it, and its name."""
+        self.values = sorted({*self.values, value})
+        self.anchors = sorted({*self.anchors, anchor})
+        self._topic = None  # (its topic holds the anchors)
+
 @dataclass(frozen=True, slots=True)
 class Question:
     """A reading the rules are not sure of (a score between UNCERTAIN and MATCH),

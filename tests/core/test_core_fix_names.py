@@ -113,3 +113,11 @@ def test_a_size_written_as_a_product_in_code_answers_the_size_asked_in_words() -
     off = _asks("F2", "=false@")
     fixes = ["반영했습니다 (`6c3d8e4`).\n- 로그 레벨을 낮췄습니다.\n- `VERBOSE_SQL = False`로 바꿨습니다."]
     assert names_set([off], {"F2": OwnerAction.FIX}, fixes) == {}
+
+
+def test_a_learnt_setting_is_in_the_findings_topic_at_once() -> None:
+    finding = _asks("F1", "=false@")
+    assert "code:new_editor_default" not in finding.topic().anchors  # (its topic is cached)
+    finding.learn_setting("=false@new_editor_default", "code:new_editor_default")
+    assert "code:new_editor_default" in finding.topic().anchors
+    assert finding.values == ["=false@", "=false@new_editor_default"]
