@@ -14,6 +14,7 @@ from bot.demands import ADD, BACK, JUST, TAKE_OUT
 from bot.finding import Finding, is_made
 from bot.places import same_place
 from bot.quantities import compatible, in_unit_of, kind
+from bot.setting_names import name_words
 from bot.topics import word_stem
 from bot.wording import EN_CONCEPT
 
@@ -272,7 +273,7 @@ def _one_clock(a: Finding, b: Finding) -> bool:
 
 
 def _concepts(names: set[str]) -> set[str]:
-    return {"~" + EN_CONCEPT[part] for name in names for part in name[5:].split("_")
+    return {"~" + EN_CONCEPT[part] for name in names for part in name_words(name[5:])
             if part in EN_CONCEPT}
 
 

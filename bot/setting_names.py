@@ -37,8 +37,17 @@ def two_timeouts(a: Finding, b: Finding) -> bool:
 
 
 def _timeout_kinds(finding: Finding) -> set[str]:
-    return {_TIMEOUT_KINDS[t] for term in finding.terms for t in term.split("_")
-            if t in _TIMEOUT_KINDS}
+    return {_TIMEOUT_KINDS[k] for term in finding.terms for t in term.split("_")
+            for k in _kind_words(t)}
+
+
+def _kind_words(word: str) -> tuple[str, ...]:
+    """The kind a word of a name says: `idle`, and in a name run together
+    (`idleTimeoutMs`, read as `idletimeoutms`) the word before `timeout`."""
+    if word in _TIMEOUT_KINDS:
+        return (word,)
+    at = word.find("timeout")
+    return (word[:at],) if at > 0 and word[:at] in _TIMEOUT_KINDS else ()
 
 
 def _of_timeout(finding: Finding) -> bool:
@@ -134,11 +143,28 @@ def _name_concepts(name: str) -> tuple[str, ...]:
 
 def _compound_said(name: str, words: set[str]) -> bool:
     """A name of two words run together said as its words: `crashreports`
-    (`crashReports`) in "crash reporting", `idletimeout` in "idle timeout"."""
-    if len(name) < 8 or not name.isalpha():
+    (`crashReports`) in "crash reporting", `idletimeout` in "idle timeout",
+    and `idletimeoutms` there too."""
+    if not name.isalpha():
         return False
-    return any(name[:i] in words and (name[i:] in words or word_stem(name[i:]) in words)
-               for i in range(3, len(name) - 2))
+    # (`idleTimeoutMs` ends in its unit, which is not said: "the idle timeout".)
+    unitless = next((name[:-len(u)] for u in _UNIT_WORDS if name.endswith(u)), "")
+    return any(len(n) >= 8 and any(
+        n[:i] in words and (n[i:] in words or word_stem(n[i:]) in words)
+        for i in range(3, len(n) - 2)) for n in (name, unitless))
+
+
+def name_words(name: str) -> list[str]:
+    """A name's words: `cache_ttl` is `cache` and `ttl`; a camelCase name,
+    lowercased as anchors keep it (`idletimeoutms`), is split where two words
+    the vocabulary knows meet, its unit dropped (`idle`, `timeout`)."""
+    if "_" in name or not name.isalpha() or len(name) < 8:
+        return name.split("_")
+    unitless = next((name[:-len(u)] for u in _UNIT_WORDS if name.endswith(u)), name)
+    for i in range(3, len(unitless) - 2):
+        if unitless[:i] in EN_CONCEPT and unitless[i:] in EN_CONCEPT:
+            return [unitless[:i], unitless[i:]]
+    return [name]
 
 
 def _tail_said(name: str, words: set[str]) -> bool:

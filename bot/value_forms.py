@@ -186,8 +186,8 @@ _DESTINATION = re.compile(
 
 
 def assignments(clause: str) -> list[tuple[int, str, str]]:
-    """(where, setting, literal) of each "`name=value`로 …" in the clause."""
-    return [(m.start(), m.group(1).lower(), m.group(2).strip().strip("\"'").lower())
+    """(where, setting as written, literal) of each "`name=value`로 …" in the clause."""
+    return [(m.start(), m.group(1), m.group(2).strip().strip("\"'").lower())
             for m in _ASSIGNED.finditer(clause)]
 
 

@@ -14,7 +14,7 @@ from bot import wording as w
 from bot.demands import asked
 from bot.points import plain
 from bot.quantities import VERSION
-from bot.quantity_words import ENOUGH, NOT_BEYOND, PER, bound_of, clock, numerals
+from bot.quantity_words import ENOUGH, NOT_BEYOND, PER, bound_of, clock, numerals, per_unit
 from bot.stances import (
     LITERAL_WORDS,
     NUMBER_VALUE,
@@ -57,9 +57,16 @@ _VALUE = re.compile(
     # ("an hour at most")
     r"|at\s+most|at\s+least|tops"
     # "no more than 50 messages per second": what the number counts.
-    r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)))",
+    r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)"
+    # ("5 per minute", "20/minute": a rate.)
+    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|day)s?\b))",
     re.I,
 )
+
+
+# A rate in code, `"5/minute"`, `100/s`: as "5 per minute" in words.
+_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|day)s?")
+_TIME_RATES = frozenset({"second", "minute", "hour", "day"})
 
 
 # A value given to a setting, whatever follows: "to 86400 and …", "= 0",
@@ -207,7 +214,7 @@ def setting_values(text: str) -> frozenset[str]:
                 key = setting.before(at)
             gone = "!" if any(start <= at < end for start, end in spans) else ""
             key = key.rsplit(".", 1)[-1]  # named as the anchors name it
-            out.add(f"{gone}{_in_units_of(value, key)}@{key}")
+            out.add(f"{gone}{_in_units_of(value, key)}@{key.lower()}")
 
         for match in _VALUE.finditer(clause):
             if _NOT_VALUE.search(clause, max(0, match.start(1) - 20), match.start(1)) or (
@@ -215,7 +222,7 @@ def setting_values(text: str) -> frozenset[str]:
                 continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = PER.match(clause, match.end())  # "50 messages per second": a rate
-            unit += "/" + per.group(1).lower() if per else ""
+            unit += "/" + per_unit(per.group(1)) if per else ""
             bound = bound_of(clause, match.start(1), match.end())
             # (One digit in prose is a value only as a bound: "최소 3 이상".)
             if len(number) >= 2 or unit or bound:
@@ -230,6 +237,9 @@ def setting_values(text: str) -> frozenset[str]:
             at_least = bound_of(clause, match.start(5), match.end(5)) if match.group(5) else ""
             # ("keep `RETRIES` at 0": the name is inside the match, before the value.)
             at = match.start(1) if match.group(0)[:1] in "kKlL" else match.start()
+            per = None if unit else PER.match(clause, match.end())
+            if per and per_unit(per.group(1)) in _TIME_RATES:
+                unit = "/" + per_unit(per.group(1))  # "to 5 a minute": a rate
             if not _UNDONE.match(clause, match.end()):
                 add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):
@@ -239,19 +249,22 @@ def setting_values(text: str) -> frozenset[str]:
             spanned = spanned or match.group(8)  # (`X = value` after "set": as after "to")
             literal = (quoted or spanned or keyed or match.group(5) or match.group(6)
                        or match.group(7) or "")
-            literal = literal.strip().strip("\"'").lower()
+            written = literal.strip().strip("\"'")  # (a name's case: `idleTimeoutMs`)
+            literal = written.lower()
             key = None
             assigned = bool(spanned or match.group(5)) and "=" in literal
             if assigned:  # `PRAGMA synchronous=FULL`: the value of `synchronous`
                 name, literal = (part.strip() for part in literal.rsplit("=", 1))
+                literal = literal.strip("\"'")  # (`X = "5/minute"`: the value in quotes)
+                name = written.rsplit("=", 1)[0].strip()
                 name = name.split()[-1] if name.split() else name
-                key = name if _CODE_NAME.fullmatch(name) else None
+                key = name if _CODE_NAME.fullmatch(name.lower()) else None
                 if _CHANGED_FROM.match(clause, match.end()):
                     continue  # "`workers = 2`를 `workers = 8`로": what it is now
             if FLAG.fullmatch(literal):
                 continue  # `--splits 2`: a flag's value (`flags` below)
             if keyed:
-                key = match.group(0).strip("`").split(":", 1)[0].strip().lower()
+                key = match.group(0).strip("`").split(":", 1)[0].strip()
                 if _CHANGED_FROM.match(clause, match.end()):
                     continue  # "`retention_period: 720h`를 `8760h`로": what it is now
             named = (spanned or match.group(5) or match.group(7) or "").strip()
@@ -273,6 +286,8 @@ def setting_values(text: str) -> frozenset[str]:
                 literal = "*"  # `["*"]`, `"*"`: the wildcard
             if is_version(literal):
                 add(literal.lstrip("v") + VERSION, at, key)  # "should be `20.11.1`"
+            elif rate := _RATE.fullmatch(literal):  # `"5/minute"`: the rate "5 per minute" is
+                add(rate.group(1) + "/" + per_unit(rate.group(2)), at, key)
             elif NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:
@@ -338,9 +353,22 @@ _BARE_NUMBER = re.compile(r"(?:[<>]=)?\d+(?:\.\d+)?")
 
 
 def _in_units_of(value: str, key: str) -> str:
-    """`value` with the unit `key`'s name ends in, when it is a bare number."""
-    unit = NAME_UNITS.get(key.rsplit("_", 1)[-1]) if "_" in key else None
-    return value + unit if unit and _BARE_NUMBER.fullmatch(value) else value
+    """`value` with the unit `key`'s name ends in, when it is a bare number
+    (`CACHE_TTL_SECONDS`, and in camelCase `idleTimeoutMs`: the name as
+    written, before it is lowercased)."""
+    return value + unit if (unit := name_unit(key)) and _BARE_NUMBER.fullmatch(value) else value
+
+
+def name_unit(name: str) -> str | None:
+    """The unit a setting's name ends in: `ttl_seconds` counts in s,
+    `idleTimeoutMs` in ms (`Items`, `alarms`: no unit but a word's end)."""
+    if "_" in name:
+        return NAME_UNITS.get(name.rsplit("_", 1)[-1].lower())
+    camel = _CAMEL_TAIL.search(name)
+    return NAME_UNITS.get(camel.group(0).lower()) if camel else None
+
+
+_CAMEL_TAIL = re.compile(r"(?<=[a-z0-9])[A-Z][a-z]*$")
 
 
 # Log levels in code are values, not names: "must stay at `warn`".
@@ -398,17 +426,19 @@ class _Settings:
         a setting's name (`SESSION_COOKIE_SAMESITE`, `max_age`, `Cache-Control`)
         before any other (`prod`, a profile); else, when the clause refers back
         ("Set it to …", "기본값은 …"), a setting named earlier in the point; ""
-        when none is named ("48KB → 83KB로 늘어나니" gives no setting a value)."""
+        when none is named ("48KB → 83KB로 늘어나니" gives no setting a value).
+        As written: the unit at the end of `idleTimeoutMs` is read before the
+        name is lowercased."""
         inside = _OPEN_ASSIGNMENT.search(self.clause, max(0, at - 90), at)
         if inside:
-            return str(inside.group(1)).lower()
+            return str(inside.group(1))
         last = bisect_right(self.ends, at) - 1
         if last >= 0 and _RIGHT_BEFORE.fullmatch(self.clause, self.ends[last], at):
-            return self.names[last].lower()  # "`WORKERS` must be 4", "`X` = 4"
+            return self.names[last]  # "`WORKERS` must be 4", "`X` = 4"
         if last >= 0:
-            return (self.last_setting[last] or self.names[last]).lower()
+            return self.last_setting[last] or self.names[last]
         if self.earlier and _REFERS.search(self.clause, 0, at):
-            return str(self.earlier[-1]).lower()
+            return str(self.earlier[-1])
         return ""
 
 
