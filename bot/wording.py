@@ -283,7 +283,9 @@ ACK = words(
     # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
     r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
-    r"|\b(?:works|passes)\W*$|^\W*(?:good|great|nice|perfect)\W*$"
+    # ("Error code works with the form, thanks.": where it works, then thanks.)
+    r"|(?<!only\s)(?<!never\s)(?<!longer\s)(?<!nothing\s)\b(?:works|passes)(?:\s+(?:with|in|on|for)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    r"\W*(?:thanks|thank\s+you)?\W*$|^\W*(?:good|great|nice|perfect)\W*$"
     # "Stable now, thanks.", "Green now."
     r"|^\W*(?:stable|green|correct|consistent|fast|clean|deterministic|idempotent)\s+now\b(?!\s*,?\s*(?:but|except|however))"
     r"|반영(?:된|되었|됐|되어(?!야))|(?:해결|해소)(?:된|되었|됐|되어(?!야))|수정(?:된|되었|됐)|고쳐(?:진|졌)"
@@ -446,7 +448,9 @@ POSITIVE = words(
 WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b"
              r"|\bno\s+(?:\w+\s+){1,2}?(?:left|remain(?:s|ing)?)\b|\bnothing\s+left\b"
              # "The base URL change is good": the change made, a noun, not one asked.
-             r"|\b(?:the|this|that|your)\s+(?:[\w.-]+\s+){0,3}?(?:change|fix|update)(?=\W*$)", re.I)
+             r"|\b(?:the|this|that|your)\s+(?:[\w.-]+\s+){0,3}?(?:change|fix|update)(?=\W*$)"
+             # "Error code works with the form": a thing the product shows, named.
+             r"|\berror\s+(?:codes?|messages?|pages?|handling|text|copy|bod(?:y|ies)|states?)\b", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
