@@ -146,7 +146,10 @@ def test_a_library_kept_in_use_and_one_asked_in_by_its_mode() -> None:
 
 
 def test_digits_grouped_with_underscores_in_code_are_one_number() -> None:
+    # (In the unit its camelCase name ends in: `…Ms`.)
     assert setting_values("Please set `idleTimeoutMs: 7_200_000` in `config/session.yaml`.") == {
-        "7200000@idletimeoutms"}
+        "7200000ms@idletimeoutms"}
+    assert setting_values("Please set `idle_limit: 7_200_000` in `config/session.yaml`.") == {
+        "7200000@idle_limit"}
     # A name with digits and underscores is no number: it keeps its underscores.
     assert setting_values("Rename `v2_100_000` to `v3`.") == {"=v3@v2_100_000"}
