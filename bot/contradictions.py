@@ -12,6 +12,7 @@ from typing import TypedDict
 
 from bot.demands import (
     BACK,
+    accepted,
     asked_verbs,
     direction,
     opposed,
@@ -23,6 +24,7 @@ from bot.finding import (
     Finding,
     FindingStatus,
     RoundOutcome,
+    agreed,
     is_made,
 )
 from bot.places import request_places, same_place
@@ -111,7 +113,7 @@ def _demands(text: str, others: frozenset[str]) -> tuple[
             tuple(sorted(prohibited(text))), tuple(sorted(asked_verbs(text))),
             tuple(sorted(request_places(text))),
             tuple(sorted(opposed(text, set(others)))),
-            tuple(sorted(unopposed(text, set(others)))))
+            tuple(sorted(unopposed(text, set(others)) | accepted(text))))
 
 
 def probe(t: Topic, text: str, author: str, others: set[str]) -> Finding:
@@ -161,7 +163,7 @@ def reverses(a: Finding, b: Finding, reported: frozenset[str] = frozenset()) -> 
             x.startswith("code:") for x in a.anchors) and any(
             x.startswith("code:") for x in b.anchors):
         return False  # one file, two settings or functions: two anchors, not one
-    if b.author in a.agrees or a.author in b.agrees:
+    if agreed(a, b):
         return False  # it said they do not conflict
     if b.author in a.opposes or a.author in b.opposes:
         return True

@@ -309,6 +309,39 @@ def unopposed(text: str, authors: set[str]) -> frozenset[str]:
 _BUT = re.compile(r"\bbut\b|\bhowever\b|지만|다만|동의하나", re.I)
 
 
+def accepted(text: str) -> frozenset[str]:
+    """What a point says it is fine with another doing, as `~stem`: "I'm fine
+    with dropping the body" is `~drop`, "본문을 빼는 것은 괜찮습니다" `~빼`
+    (a change someone else asked; a request to do it too is no clash)."""
+    out: set[str] = set()
+    for match in _ACCEPTED.finditer(text):
+        start, stop = _sentence(text, match.start(), match.end())
+        if _BUT.search(text, start, stop) or _NOT.search(text, start, stop):
+            continue  # ("fine with dropping it, but not …": a condition, in its sentence)
+        verb = (match.group(1) or match.group(2) or match.group(3) or "").lower()
+        if verb.endswith("ing"):
+            verb = verb[:-3]
+            if len(verb) >= 3 and verb[-1] == verb[-2]:
+                verb = verb[:-1]  # dropping: drop
+        out.add("~" + verb)
+    return frozenset(out)
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where the sentence holding `text[start:end]` begins and ends."""
+    begin = max(text.rfind(mark, 0, start) for mark in ".!?\n") + 1
+    stops = [i for i in (text.find(mark, end) for mark in ".!?\n") if i >= 0]
+    return begin, min(stops, default=len(text))
+
+
+_NOT = re.compile(r"\b(?:not|never)\b|n't\b|않|(?<![가-힣])안\s|못\s", re.I)
+_ACCEPTED = re.compile(
+    r"\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:fine|ok|okay|happy|on\s+board)\s+with\s+([a-z]+ing)\b"
+    r"|\bno\s+objections?\s+to\s+([a-z]+ing)\b"
+    r"|([가-힣]+?)(?:하는|는)\s*(?:것|건|부분)(?:은|에는|에|도)?\s*(?:괜찮|동의|찬성|문제\s*없)",
+    re.I)
+
+
 def _named_in(text: str, authors: set[str], says: Callable[[str], bool]) -> frozenset[str]:
     out: set[str] = set()
     if not authors:

@@ -73,7 +73,9 @@ class Finding(BaseModel):
     # 요청에는 반대합니다"): on a shared anchor, it reverses theirs.
     opposes: list[str] = Field(default_factory=list)
     # The reviewers it says it does not conflict with ("perf-bot의 1번은 `/static/`
-    # 대상이라 이것과 겹치지 않습니다"): it never reverses theirs.
+    # 대상이라 이것과 겹치지 않습니다"): it never reverses theirs. And, as
+    # `~stem`, what it says it is fine with being done ("I'm fine with
+    # dropping the body": `~drop`): it never reverses a request to do that.
     agrees: list[str] = Field(default_factory=list)
     # The files and routes its request names (`prod.env`, `/api/`): the same
     # setting asked otherwise in another place is no reversal.
@@ -252,6 +254,20 @@ def is_made(finding: Finding, reported: frozenset[str]) -> bool:
     """The change it asked for is made: it is fixed, or the owner's turn
     before just reported a fix for it (whoever has confirmed it)."""
     return finding.status is FindingStatus.FIXED or finding.label in reported
+
+
+def agreed(a: Finding, b: Finding) -> bool:
+    """Either says it does not conflict with the other's author ("agree with
+    sec-bot"), or that it is fine with what the other asks done ("I'm fine
+    with dropping the body" beside "Drop `request_body`"): never a reversal."""
+    if b.author in a.agrees or a.author in b.agrees:
+        return True
+    for one, other in ((a, b), (b, a)):
+        fine = [x[1:] for x in one.agrees if x.startswith("~")]
+        if fine and any(ask.startswith(verb) or (verb.startswith(ask) and len(ask) >= 3)
+                        for verb in fine for ask in other.asks if not ask.startswith("~")):
+            return True
+    return False
 
 
 def test_anchors(finding: Finding) -> set[str]:

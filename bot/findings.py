@@ -97,8 +97,15 @@ def _content(text: str) -> Topic:
 
 
 def restates(text: str) -> bool:
-    """The clause says it is saying something again ("still", "여전히", "거듭")."""
-    return bool(w.REFERENCE.search(text))
+    """The clause says it is saying something again ("still", "여전히", "거듭").
+    (Not "again" beside a verb of putting back: "restore the class and route
+    `/v1/orders` through it again" asks the old way back.)"""
+    return any(m.group(0).lower() != "again" or not _RESTORE.search(text)
+               for m in w.REFERENCE.finditer(text))
+
+
+_RESTORE = re.compile(r"\b(?:restore|reinstate|(?:bring|put|add)\s+(?:[\w`-]+\s+){0,3}?back"
+                      r"|re-?enable|revert)", re.I)
 
 
 def starts_new_point(text: str) -> bool:

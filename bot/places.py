@@ -94,6 +94,16 @@ _MEASURED = re.compile(r"`[^`\n]{1,80}`\s*(?:의\s*)?(?:호출|요청|부하|트
                        r"(?:went\s+up|doubled|tripled|increased|grew|rose)\b", re.I)
 
 
+def _serves(route: str, file: str) -> bool:
+    """The file whose path ends in the route's words serves it: `/v1/orders`
+    and `api/v1/orders.py` (two words at least: `/static/` names too little)."""
+    if not (route.startswith("code:/") and file.startswith("path:")):
+        return False
+    words = [x for x in route[5:].split("/") if x]
+    parts = file[5:].rsplit(".", 1)[0].split("/")
+    return len(words) >= 2 and parts[-len(words):] == words
+
+
 def same_place(a: list[str], b: list[str]) -> bool:
     """Unless both name environments and none in common (staging and
     production), or both name other places and none in common: the same
@@ -109,7 +119,7 @@ def same_place(a: list[str], b: list[str]) -> bool:
         return True
     if any(x == y or (x.startswith("path:") and y.startswith("path:") and (
             x.endswith("/" + y[5:]) or y.endswith("/" + x[5:]))) or _one_route(x, y)
-           for x in rest_a for y in rest_b):
+           or _serves(x, y) or _serves(y, x) for x in rest_a for y in rest_b):
         return True
     # None in common: two places, unless one is the contract of the other's
     # route (`openapi.yaml` and `/v2/profile`: the same field, not `gzip` in

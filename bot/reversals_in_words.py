@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from bot.demands import ADD, BACK, JUST, TAKE_OUT
-from bot.finding import Finding, is_made
+from bot.finding import Finding, agreed, is_made
 from bot.places import same_place
 from bot.quantities import compatible, in_unit_of, kind
 from bot.setting_names import name_words
@@ -105,7 +105,7 @@ def _back_in_words(a: Finding, b: Finding, reported: frozenset[str]) -> bool:
     words besides the concepts, and the one asking back gives a number, or
     they share three ("Please bring back the type-DELETE step in the modal"
     after "Replace the typed confirmation with a … button")."""
-    if b.author in a.agrees or a.author in b.agrees:
+    if agreed(a, b):
         return False
     for one, other in ((a, b), (b, a)):
         undo = bool(_UNDO.intersection(one.asks))
@@ -189,7 +189,7 @@ def _word_count(terms: set[str]) -> int:
 def may_clash(a: Finding, b: Finding) -> bool:
     """Neither said it does not conflict with the other, and their places
     (files, routes, environments) may be the same."""
-    if b.author in a.agrees or a.author in b.agrees:
+    if agreed(a, b):
         return False
     return not (a.places and b.places and not same_place(a.places, b.places))
 

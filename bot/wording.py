@@ -279,6 +279,8 @@ ACK = words(
     + FIXED_WORD + r"|addressed|resolved|looks?\s+(?:good|right|fine|correct)(?!\s*,?\s*(?:but|except|however))"
     r"|confirmed|verified|works\s+now|thanks\s+for\s+(?:fixing|the\s+fix|addressing)|that\s+fixes"
     r"|(?:is|are)\s+(?:now\s+)?(?:handled|covered|gone)|covers\s+it|resolves\s+it"
+    # ("The index is used now (`Index Scan using …`)")
+    r"|(?:is|are)\s+(?:now\s+used|used\s+now)\b(?!\s*,?\s*(?:but|except|however))"
 
     # "Cache mount works.", "Healthcheck passes.", "Context is small now.", "Good."
     r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
@@ -659,11 +661,16 @@ HEDGE = words(
     r"지나칠\s*수도|과할\s*수도|틀릴\s*수도|기우일|제가\s*잘못|\bi\s+(?:may|might)\s+be\s+(?:wrong|overthinking|missing)"
     r"|\boverthinking\b|\bcorrect\s+me\s+if"
     # Courtesy around a request to look again: "번거로우시겠지만", "바쁘시겠지만".
-    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|실례지만|\bsorry\s+to\s+(?:push|insist|bother|be)"
+    r"|번거로우시|바쁘시겠|수고스럽|죄송하지만|죄송합니다만|번거롭게\s*해\s*드려|실례지만|양해\s*(?:부탁|바랍)"
+    r"|\bsorry\s+to\s+(?:push|insist|bother|be)"
     # Empathy before the point: "I do understand the concern about …".
     r"|\bfair\s+point\s+to\s+(?:raise|bring|take|discuss)"
     r"|\bi\s+(?:do\s+|fully\s+|totally\s+)?(?:understand|appreciate|see)\s+(?:the|your|why)|\bthanks\s+for\s+the\s+(?:context|explanation)"
     r"|말씀하신\s*(?:사정|취지|우려)(?:은|는|도)?\s*이해"
+    # "설명해 주신 부분도 잘 이해했습니다", "해석하신 취지도 충분히 공감합니다":
+    # the owner's reasons heard, not the point given up.
+    r"|(?:설명|답변)(?:해\s*주신|하신|주신)\s*(?:부분|내용|점)?(?:은|는|도)?\s*(?:잘\s*)?(?:이해했|이해합|공감)"
+    r"|(?:취지|의도|사정|입장)(?:은|는|도)?\s*(?:충분히\s*)?(?:이해|공감)(?!하지|하기\s*어렵)"
     # Agreement with the work as a whole, before the point that still stands:
     # "전체적인 방향에는 동의합니다", "I agree with the overall approach".
     r"|(?:전체적인|전반적인|큰)\s*(?:방향|구조|접근|설계|틀)(?:에는|에도|에|은|는|도)?\s*(?:동의|공감)"
