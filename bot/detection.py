@@ -16,6 +16,7 @@ from bot.fix_values import fixed_by_value, names_set
 from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
 from bot.owner_turn import declared_conflict, read_owner
+from bot.setting_aliases import aliases_said, teach
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart
@@ -64,6 +65,7 @@ Event = Deadlock | Approved | TurnClosed
 def start_task(state: RoomState) -> None:
     """A human message after an approval (or the first one): a new ledger."""
     state.findings = []
+    state.aliases = []
     state.task_rounds = 0
     state.carry_progress = False
 
@@ -195,6 +197,10 @@ def close_turn(
         for finding in state.findings:
             if finding.label in taught:  # the fix named the setting the finding asked a value of
                 finding.learn_setting(*taught[finding.label])
+        for names in aliases_said(turn.messages()):  # "`A`와 `B`은 같은 설정입니다"
+            if list(names) not in state.aliases:
+                state.aliases.append(list(names))
+        teach(state.findings, state.aliases)
         pair = declared_conflict(state.findings, turn.messages())
         if pair is not None:
             candidates.append((Trigger.CONTRADICTION, {"pair": list(pair), "declared_by": "owner"}))
@@ -222,6 +228,7 @@ def close_turn(
             decisions,
             approving=frozenset(a for a in turn.authors()
                                 if parse_status(turn.messages(a)).is_approval),
+            aliases=state.aliases,
         )
         closed.questions = [*pending, *outcome.questions]
         if outcome.contradictions:

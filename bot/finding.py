@@ -107,10 +107,12 @@ class Finding(BaseModel):
             self.terms = sorted(merged)
         self._topic = None
 
-    def learn_setting(self, value: str, anchor: str) -> None:
+    def learn_setting(self, value: str | None, anchor: str) -> None:
         """The owner's fix named the setting this finding asked a value of
-        (`bot.fix_values.names_set`): the value keyed by it, and its name."""
-        self.values = sorted({*self.values, value})
+        (`bot.fix_values.names_set`), or said its setting has another name
+        (`bot.setting_aliases`): the value keyed by it (if any), and its name."""
+        if value:
+            self.values = sorted({*self.values, value})
         self.anchors = sorted({*self.anchors, anchor})
         self._topic = None  # (its topic holds the anchors)
 

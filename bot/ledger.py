@@ -21,6 +21,7 @@ from bot.finding import (
     RoundOutcome,
 )
 from bot.reviewer_turn import judge_author
+from bot.setting_aliases import teach
 
 
 def judge_round(
@@ -31,6 +32,7 @@ def judge_round(
     decisions: dict[str, str] | None = None,
     *,
     approving: frozenset[str] = frozenset(),
+    aliases: list[list[str]] | None = None,
 ) -> RoundOutcome:
     """Apply one reviewer turn (per author) to the ledger, after the owner's turn.
 
@@ -39,6 +41,8 @@ def judge_round(
     `decisions`: the optional judge's answers to the rules' questions, by key.
     `approving`: the reviewers whose status approves (the turn as a whole may
     not: another reviewer has points open).
+    `aliases`: pairs of setting names the owner said are one; the findings
+    this turn raised learn them before reversals are looked for.
     """
     out = RoundOutcome()
     owner = owner or {}
@@ -49,6 +53,7 @@ def judge_round(
     # only its author can say it holds. But the change is made, and another
     # reviewer asking it undone reverses it.)
     reported = frozenset(label for label, action in owner.items() if action is OwnerAction.FIX)
+    teach(findings, aliases or [])
     reversals(findings, out, round_no, reported)
     return out
 

@@ -75,6 +75,9 @@ class RoomState(BaseModel):
     task_rounds: int = 0  # completed rounds in this task (the ledger's history)
     carry_progress: bool = False  # a reviewer turn that completed no round raised something
     findings: list[Finding] = Field(default_factory=list)  # the task's ledger
+    # Pairs of setting names the owner said are one in this task
+    # (`bot.setting_aliases`): a value asked of one is asked of the other.
+    aliases: list[list[str]] = Field(default_factory=list)
     # Reviewers who have posted in this task: with several, a reviewer turn
     # waits for all of them (up to `reviewer_wait_seconds`).
     task_reviewers: list[str] = Field(default_factory=list)
