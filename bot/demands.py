@@ -36,7 +36,9 @@ _UP = re.compile(
     r"|\bgo\s+up\b"  # "The attachment limit has to go up to 50 MB"
     # ("`'unsafe-inline'`을 다시 허용해 주셔야", "allow it again": back in.)
     r"|\ballow\b[^.;]{0,40}\bagain\b"
-    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려|허용)|유지|넓혀|넓히",
+    r"|늘려|늘리|올려|올리|길게|증가|확대|켜|활성화|복구|복원|되돌려|원복|다시\s*(?:추가|넣|살려|허용)|유지|넓혀|넓히"
+    # "항목은 registry 에 남겨 두어야 합니다": kept where it is.
+    r"|남겨\s*(?:두|둬|놓|놔)",
     re.I,
 )
 _CONFLICT = re.compile(
@@ -303,7 +305,14 @@ def unopposed(text: str, authors: set[str]) -> frozenset[str]:
     `/static/` 대상이라 이것과 겹치지 않습니다", or agrees with: "sec-bot 님
     의견에 동의합니다" (not "I agree with sec-bot's goal, but …")."""
     return _named_in(text, authors, lambda c: bool(w.NO_CONFLICT.search(c)) or (
-        bool(_AGREE.search(c)) and not _OPPOSE.search(c) and not _BUT.search(c)))
+        agrees_with(c) and not w.CODE.search(c)))
+
+
+def agrees_with(clause: str) -> bool:
+    """The clause sides with another reviewer ("sec-bot 님 의견에 동의합니다").
+    (Naming something in code, "`status_label` 건은 i18n-bot 의견에 동의합니다",
+    it agrees on that only: `bot.reviewer_turn` marks the findings it names.)"""
+    return bool(_AGREE.search(clause)) and not _OPPOSE.search(clause) and not _BUT.search(clause)
 
 
 _BUT = re.compile(r"\bbut\b|\bhowever\b|지만|다만|동의하나", re.I)
@@ -318,7 +327,7 @@ def accepted(text: str) -> frozenset[str]:
         start, stop = _sentence(text, match.start(), match.end())
         if _BUT.search(text, start, stop) or _NOT.search(text, start, stop):
             continue  # ("fine with dropping it, but not …": a condition, in its sentence)
-        verb = (match.group(1) or match.group(2) or match.group(3) or "").lower()
+        verb = next(g for g in match.groups() if g).lower()
         if verb.endswith("ing"):
             verb = verb[:-3]
             if len(verb) >= 3 and verb[-1] == verb[-2]:
@@ -338,7 +347,9 @@ _NOT = re.compile(r"\b(?:not|never)\b|n't\b|않|(?<![가-힣])안\s|못\s", re.I
 _ACCEPTED = re.compile(
     r"\b(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?:fine|ok|okay|happy|on\s+board)\s+with\s+([a-z]+ing)\b"
     r"|\bno\s+objections?\s+to\s+([a-z]+ing)\b"
-    r"|([가-힣]+?)(?:하는|는)\s*(?:것|건|부분)(?:은|에는|에|도)?\s*(?:괜찮|동의|찬성|문제\s*없)",
+    r"|([가-힣]+?)(?:하는|는)\s*(?:것|건|부분)(?:은|에는|에|도)?\s*(?:괜찮|동의|찬성|문제\s*없)"
+    # "`new_editor` 제거에는 동의합니다": the removal itself, agreed to.
+    r"|([가-힣]{2,4})(?:에는|에도|에)\s*(?:동의|찬성)",
     re.I)
 
 
@@ -458,7 +469,16 @@ _RETRACTED = re.compile(
 
 def mentions_conflict(text: str) -> bool:
     """Words of a conflict anywhere (a quick test before reading clause by clause)."""
-    return bool(_CONFLICT.search(text))
+    return bool(_CONFLICT.search(_prose(text)))
+
+
+def _prose(text: str) -> str:
+    """The words, not code nor a merge: "`ON CONFLICT (image_id, size) DO
+    UPDATE`로 변경", "resolved the merge conflict" declare nothing."""
+    return _MERGE.sub(" ", w.CODE.sub(" ", text))
+
+
+_MERGE = re.compile(r"\b(?:merge|rebase)\s+conflicts?\b|(?:머지|병합|리베이스)\s*(?:충돌|컨플릭트)", re.I)
 
 
 def retracts_conflict(text: str) -> bool:
@@ -468,5 +488,5 @@ def retracts_conflict(text: str) -> bool:
 
 def declares_conflict(text: str) -> bool:
     """An owner saying two demands cannot both be met (and not taking it back)."""
-    return (bool(_CONFLICT.search(text)) and not _RETRACTED.search(text)
+    return (bool(_CONFLICT.search(_prose(text))) and not _RETRACTED.search(text)
             and not w.NO_CONFLICT.search(text))

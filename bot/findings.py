@@ -143,7 +143,8 @@ def reviewer_clause(text: str) -> Clause:
                     or w.NO_CONCERN.search(text) or w.NO_CONFLICT.search(text)
                     or w.NO_FINDINGS.search(text))
     if ((says_nothing and not _named(t)) or text.startswith(w.CHECKED_MARK)
-            or w.NO_OBJECTION.search(text) or (w.LEAD_IN.match(text) and not w.ASKS.search(text))):
+            or w.NO_OBJECTION.search(text) or (w.LEAD_IN.match(text) and not w.ASKS.search(text))
+            or w.REVIEW_HEADING.match(text.strip())):
         return Clause(text, Act.FACT, t, ordinals, remaining, everything, labels)
     content = _content(text)
     thin = not content.strong and len(content.terms) <= 6

@@ -16,7 +16,7 @@ from dataclasses import replace
 from bot import clause_targets
 from bot import wording as w
 from bot.contradictions import demands_of
-from bot.demands import asks
+from bot.demands import agrees_with, asks
 from bot.finding import (
     LOOSE,
     MATCH,
@@ -32,7 +32,8 @@ from bot.finding import (
     supersede,
     test_anchors,
 )
-from bot.findings import Act, Clause, starts_new_point, summary
+from bot.findings import Act, Clause, restates, starts_new_point, summary
+from bot.points import items
 from bot.reviewer_points import (
     acked_subject,
     finding_summary,
@@ -40,7 +41,7 @@ from bot.reviewer_points import (
     new_error,
     referenced_findings,
 )
-from bot.topics import score
+from bot.topics import score, topic
 from bot.turn_reading import Reading
 
 
@@ -127,7 +128,27 @@ def judge_author(
         else:
             _finding(r, point, text, clause, targets, best, reversal,
                      len(findings), round_no, out)
+    _agreements(r, findings, author, messages)
     _settle(r, findings, round_no, out)
+
+
+def _agreements(r: Reading, findings: list[Finding], author: str, messages: list[str]) -> None:
+    """"perf-bot 요청대로 `worker_concurrency` 를 8 로 올린 것에는 동의합니다." on a
+    line of its own, then "1. 다만 … limit 을 2Gi 로": the other reviewer's
+    findings on what the line names are agreed with, and none of this author's
+    points reverses them. (Only those: "`status_label` 건은 i18n-bot 의견에
+    동의합니다" leaves the `created_at` dispute as it is.)"""
+    if not r.others:
+        return
+    for _, clause in items(messages):
+        names = {a for a in topic(clause).strong if a.startswith("code:")}
+        if not (names and agrees_with(clause)):
+            continue
+        lowered = clause.lower()
+        agreed = {other for other in r.others if other.lower() in lowered}
+        for finding in findings:
+            if finding.author in agreed and names & set(finding.anchors):
+                finding.agrees = sorted({*finding.agrees, author})
 
 
 # What announces a point found: "새로 하나 발견했습니다", "One more:", "3: new."
@@ -197,7 +218,11 @@ def _acknowledge(r: Reading, point: int, text: str, clause: Clause,
                 and r.owner.get(r.open_before[0].label) is not OwnerAction.DECLINE)
         targets = fixed_now or (r.open_before if lone else [])
         named = acked_subject(text)
-        if named and not any(named & f.topic().terms for f in targets):
+        # ("Confirmed, the AC-7 fields are present": the subject's words may
+        # be new, but the id it names is the finding's, `AC-7`.)
+        ids = {a for a in clause.topic.strong if a.startswith("id:")}
+        if named and not any(named & f.topic().terms or (ids and ids <= f.topic().strong)
+                             for f in targets):
             # "검수 반영 확인했습니다" after the owner's other work: it
             # confirms that work, not the fixes it did not name.
             targets = []
@@ -257,6 +282,8 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         # error's output: a new finding, and the old one is fixed (`supersede`).
         targets = []
     if targets:
+        if restates(text):
+            r.restated.setdefault(point, set()).update(f.label for f in targets)
         for finding in targets:
             r.repeated.add(finding.label)
             finding.errors = sorted(set(finding.errors) | errors) if test_anchors(finding) else []
@@ -362,9 +389,34 @@ def _argued(r: Reading) -> None:
     r.repeated.add(point_of.label)
 
 
+def _argued_around(r: Reading) -> None:
+    """A paragraph that says points the owner refused again in so many words
+    ("다시 정리하면, `extra`로 넘어온 필드와 … 점이 모두 남아 있습니다")
+    argues for them in its other sentences: "로컬 파일 로그와 Sentry
+    breadcrumb은 Fluent Bit을 거치지 않습니다. 그래서 이 필터 자체가
+    정확해야 합니다" raises nothing of its own. (Not a sentence that names a
+    file or a name none of those points had, nor one that opens or announces
+    a point.)"""
+    refused = {f.label: f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE}
+    for point, labels in r.restated.items():
+        said = [refused[label] for label in labels if label in refused]
+        if not said or point in r.announced or point in r.split_points:
+            continue
+        known = {a for f in said for a in f.anchors}
+        for finding in [f for p, f in r.point_finding.items() if p == point and f in r.new]:
+            if any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors):
+                continue
+            if any(starts_new_point(text) for p, text, _ in r.parsed if p == point):
+                continue
+            r.new.remove(finding)
+            r.point_finding[point] = said[0]
+            r.repeated.update(f.label for f in said)
+
+
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
     """Number the new findings, renumber the turn's list, and record what the
     turn did to each of the author's findings."""
+    _argued_around(r)
     _argued(r)
     for n, finding in enumerate(r.new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point

@@ -83,7 +83,9 @@ def topic(text: str) -> Topic:
             # `(created_at, id)` names `created_at` and `id` too; the words of a
             # value (`"20/minute"`, `5/minute`) name nothing.
             for token in re.findall(r"[a-z_][a-z0-9_]+", w.CODE_VALUE.sub(" ", code)):
-                if token not in w.STOP_EN:
+                # (`maskAllInputs: true` and `recordCanvas: true` share a value,
+                # not a name.)
+                if token not in w.STOP_EN and not (token in _LITERALS and token != code):
                     anchors.add("code:" + token)
     for match in w.IDENT.finditer(raw):
         anchors.add("code:" + match.group(1).lower().rstrip("()"))
@@ -125,6 +127,12 @@ def topic(text: str) -> Topic:
     # (A key of two words, "풀 크기", is in the text, not in one of its words.)
     terms.update("~" + concept for key, concept in concepts_ko if " " in key)
     return Topic(frozenset(anchors), frozenset(terms))
+
+
+# Booleans, not names, inside a longer span (`maskAllInputs: true`); a span
+# that is only `true` still names what it says. (Not `none` nor `on`: `p=none`
+# and `gzip on;` are what a DMARC or an nginx point is about.)
+_LITERALS = frozenset({"true", "false"})
 
 
 def concepts(t: Topic) -> frozenset[str]:

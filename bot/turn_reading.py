@@ -45,6 +45,9 @@ class Reading:
     point_finding: dict[int, Finding] = field(default_factory=dict)
     # What a point's "아직 해결되지 않았습니다" repeated.
     point_refs: dict[int, list[Finding]] = field(default_factory=dict)
+    # The findings a point said again in so many words ("다시 정리하면, … 점이
+    # 모두 남아 있습니다"), by point.
+    restated: dict[int, set[str]] = field(default_factory=dict)
     taken_back: set[int] = field(default_factory=set)  # points that took back what this turn raised
     point_acked: dict[int, set[str]] = field(default_factory=dict)  # what each point acknowledged
     # New findings from a point's statement without a request ("Account-level

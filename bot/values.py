@@ -287,7 +287,9 @@ def setting_values(text: str) -> frozenset[str]:
             if is_version(literal):
                 add(literal.lstrip("v") + VERSION, at, key)  # "should be `20.11.1`"
             elif rate := _RATE.fullmatch(literal):  # `"5/minute"`: the rate "5 per minute" is
-                add(rate.group(1) + "/" + per_unit(rate.group(2)), at, key)
+                # ("최소 `100/minute`은": at least that rate.)
+                add(bound_of(clause, match.start(), match.end()) + rate.group(1) + "/"
+                    + per_unit(rate.group(2)), at, key)
             elif NUMBER_VALUE.fullmatch(literal):
                 add(literal.replace(" ", ""), at, key)  # the same value as "to 0"
             elif literal:

@@ -322,7 +322,7 @@ REFERENCE = words(
     r"|\bsame\s+(?:two|three|both|\d)\s+(?:issues|problems|points|concerns|findings)\b"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
-    r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조)|변함(?:이|은)?\s*없"
+    r"|동일한\s*(?:문제|지적|이유|에러|오류|메시지|실패)|같은\s*(?:문제|지적|이유|에러|오류|메시지|실패)|위에서|반복|거듭|다시\s*(?:말씀|한\s*번|요청|강조|정리(?:하면|하자면|해\s*보면))|변함(?:이|은)?\s*없"
     r"|그대로(?:입니다|예요|이에요|네요|인\s*것)|여전|재차|\bonce\s+more\b|\bre-?iterat|\bi\s+(?:must\s+|have\s+to\s+)?repeat|\brepeating\s+(?:myself|my)"
     r"|\b(?:view|position|opinion|stance|concern|point)s?\s+(?:(?:has|have)n't|(?:has|have)\s+not|(?:is|are)(?:n't|\s+not)?)\s+(?:changed|unchanged)"
     r"|똑같|마찬가지|\bthe\s+same\s+(?:problem|issue|bug|gap)|\bunchanged\b|\bhasn't\s+changed|\bstill\s+(?:think|believe|stand|hold)|입장(?:은|이)?\s*(?:그대로|같습|변함)|의견(?:은|이)?\s*(?:그대로|같습)"
@@ -687,6 +687,12 @@ HEDGE = words(
     r"|^\W*(?:i\s+)?(?:really\s+)?appreciate\s+(?:the|your)\b(?![^.]*\b(?:though|although|but|however)\b)[^.;]{0,80}[.!]?$",
     re.I,
 )
+# "`common/logging/pii_filter.py` 리뷰 결과입니다.", "Review of `pii_filter.py`:":
+# a heading over the points, whatever file it names.
+REVIEW_HEADING = words(
+    # (A dot inside a name, `pii_filter.py`, ends no sentence.)
+    r"^(?:[^.:\n]|[.:](?=\S)){0,80}?(?:리뷰|검토)\s*(?:결과|의견|내용)(?:입니다|는\s*다음과\s*같습니다)[.:]?$"
+    r"|^(?:my\s+)?review\s+(?:of|for)\s+(?:[^.:\n]|[.:](?=\S)){1,80}:$", re.I)
 ANNOUNCE = words(
     # ("두 가지 모두 …" is about both, not an announcement.)
     r"^(?:다만\s*|그런데\s*)?(?:두|세|네|몇|여러)\s*(?:가지|개|건)(?!\s*(?:모두|다\s|전부))(?:의)?\s*(?:문제|지적|사항|이슈|점)?[가-힣\s]{0,12}[.:]?$"
