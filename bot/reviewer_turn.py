@@ -87,8 +87,10 @@ def judge_author(
             # point the paragraph began with.
             r.split(point, at)
         # (An approving reviewer's statements are its evidence, not points:
-        # "LGTM — staging pods show `LOG_LEVEL=DEBUG`".)
-        if clause.act is Act.FACT or point in r.taken_back or (approving and clause.asserted) or (
+        # "LGTM — staging pods show `LOG_LEVEL=DEBUG`", "LGTM. No test changes
+        # this round; still fine from QA.")
+        evidence = approving and clause.act is Act.FINDING and (clause.asserted or not asks(text))
+        if clause.act is Act.FACT or point in r.taken_back or evidence or (
                 r.quiet and clause.act is Act.FINDING and not asks(text)) or (
                 r.doubts and not asks(text) and w.THE_COMMIT.match(text)):
             continue

@@ -415,6 +415,8 @@ REQUEST = words(
     r"\b(?:must|should|shouldn't|need(?:s|ed)?|missing|lacks?|wrong|incorrect|broken|fails?|failing|failed"
     r"|bug|leaks?|leaking|doesn't|does\s+not|don't|isn't|is\s+not|aren't|never|please|remove|add|rename"
     r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
+    # "I'd still like the amount verified by a test": asked, not confirmed.
+    r"|i'd\s+(?:still\s+)?(?:like|want|prefer)|i\s+would\s+(?:still\s+)?(?:like|want|prefer)"
     r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
     r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
     r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
@@ -712,7 +714,7 @@ ANNOUNCE = words(
     r"|^(?:but\s+)?one\s+thing\s+(?:has|needs)\s+to\s+(?:be\s+)?(?:reverted|changed|fixed|undone)"
     r"(?:,?\s+though)?[.:]?$"
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
-    r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced)\b"
+    r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced|re-?reviewed|reviewed)\b"
     r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"
     r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤"
     # "값은 다음처럼 조정해 주십시오.", "Please change them as follows:": the table below is the point.

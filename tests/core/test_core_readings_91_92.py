@@ -10,6 +10,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
 from test_core_detection import Sim
 
 from bot.demands import direction
@@ -76,3 +80,35 @@ def test_the_argument_around_a_restatement_raises_nothing() -> None:
     sim.end()
     assert len(sim.state.findings) == 3
     assert [(d.trigger.value, d.after_message) for d in sim.deadlocks()] == [("no_progress", "m7")]
+
+
+def test_what_the_reviewer_did_and_what_it_would_like_are_no_acknowledgement() -> None:
+    assert reviewer_clause("Reviewed `8f2c6d1` against the Stripe docs.").act is Act.FACT
+    assert reviewer_clause("Point 3, same as before: I'd still like the proration amount verified"
+                           " by a test-clock test in the suite.").act is not Act.ACK
+    assert reviewer_clause("Verified on staging, the proration is right.").act is Act.ACK
+
+
+STUDIED = ["heldout91/h91_14", "heldout91/h91_17", "heldout91/h91_26", "heldout92/h92_04",
+           "heldout92/h92_05", "heldout92/h92_12", "heldout92/h92_24", "heldout92/h92_30"]
+
+
+@pytest.mark.parametrize("case", STUDIED)
+def test_the_studied_rooms_read_as_labelled(case: str) -> None:
+    """The rooms of held-out 91 and 92 these readings came from (after their
+    one run), fed through the detector as the replay would."""
+    path = Path(__file__).parent.parent / "detection" / f"{case}.jsonl"
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    label = json.loads(path.with_name(path.stem + ".label.json").read_text(encoding="utf-8"))
+    roles = lines[0]["roles"]
+    sim = Sim(**(lines[0].get("settings") or {}))
+    for line in lines[1:]:
+        author = line["author"]
+        role = (Role.OWNER if author in roles["owner"] else
+                Role.REVIEWER if author in roles["reviewer"] else Role.USER)
+        sim.say(role, line["text"], author=author)
+    sim.end()
+    first = sim.deadlocks()[:1]
+    got = [(d.trigger.value, d.after_message) for d in first]
+    want = [(label["trigger"], label["after_message"])] if label["deadlock"] else []
+    assert got == want
