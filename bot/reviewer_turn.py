@@ -143,8 +143,10 @@ def _agreements(r: Reading, findings: list[Finding], author: str, messages: list
     if not r.others:
         return
     for _, clause in items(messages):
+        if not agrees_with(clause):
+            continue  # (the cheap test first: most clauses agree with no one)
         names = {a for a in topic(clause).strong if a.startswith("code:")}
-        if not (names and agrees_with(clause)):
+        if not names:
             continue
         lowered = clause.lower()
         agreed = {other for other in r.others if other.lower() in lowered}
