@@ -266,10 +266,19 @@ def agreed(a: Finding, b: Finding) -> bool:
         return True
     for one, other in ((a, b), (b, a)):
         fine = [x[1:] for x in one.agrees if x.startswith("~")]
-        if fine and any(ask.startswith(verb) or (verb.startswith(ask) and len(ask) >= 3)
-                        for verb in fine for ask in other.asks if not ask.startswith("~")):
+        if fine and not _keys(one) & _keys(other) and any(
+                ask.startswith(verb) or (verb.startswith(ask) and len(ask) >= 3)
+                for verb in fine for ask in other.asks if not ask.startswith("~")):
+            # (Not when it asks a value of its own for the other's setting:
+            # "I'm fine with raising the timeout. `IDLE_TIMEOUT` should be 90s"
+            # against 300s agrees on the way, not on the value.)
             return True
     return False
+
+
+def _keys(finding: Finding) -> set[str]:
+    """The settings it asks a value of."""
+    return {key for v in finding.values if (key := v.rpartition("@")[2])}
 
 
 def test_anchors(finding: Finding) -> set[str]:

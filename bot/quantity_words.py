@@ -125,7 +125,7 @@ def numerals(text: str) -> str:
 # duration is compared with it; "1:10", a ratio, is none).
 _CLOCK = re.compile(r"(?<![\d:.+])(?<!\d\d:\d\d:\d\d-)([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
 # "per second", "a request": what a rate is counted against.
-PER = re.compile(r"\s*+(?:[a-z]+\s+|[a-z]+(?=/))?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|day"
+PER = re.compile(r"\s*+(?:[a-z]+\s+|[a-z]+(?=/))?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|hr|h|day"
                   r"|request|batch|page|call|message|user)s?\b", re.I)
 
 
@@ -133,7 +133,7 @@ def per_unit(word: str) -> str:
     """What a rate counts per, one way: "5/min" and "5 per minute" are one
     rate (`minute`), as "50/sec" and "50 per second" are."""
     word = word.lower()
-    return {"sec": "second", "min": "minute"}.get(word, word)
+    return {"sec": "second", "min": "minute", "hr": "hour", "h": "hour"}.get(word, word)
 
 
 def clock(text: str) -> str:

@@ -146,7 +146,10 @@ def _agreements(r: Reading, findings: list[Finding], author: str, messages: list
         if not agrees_with(clause):
             continue  # (the cheap test first: most clauses agree with no one)
         names = {a for a in topic(clause).strong if a.startswith("code:")}
-        if not names:
+        # (Not when its own points ask a value of that setting: "I agree with
+        # perf-bot on raising `worker_concurrency`. … should be 4 at most.")
+        own = {"code:" + v.rpartition("@")[2] for f in r.new for v in f.values}
+        if not names or names & own:
             continue
         lowered = clause.lower()
         agreed = {other for other in r.others if other.lower() in lowered}

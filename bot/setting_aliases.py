@@ -20,7 +20,9 @@ _NAME = r"`([A-Za-z_][\w.-]{2,60})`"
 _SAID = [
     re.compile(_NAME + r"\s*(?:와|과|하고|랑|and|&)\s*" + _NAME
                + r"\s*(?:은|는|이|가)?\s*(?:(?:are|name|is)\s+)?(?:the\s+)?"
-               r"(?:같은|동일한|하나의|한|same|one)\s*(?:설정|값|변수|키|setting|value|knob|variable)",
+               r"(?:같은|동일한|하나의|한|same|one)\s*(?:설정|값|변수|키|setting|value|knob|variable)"
+               # (Not "같은 설정이 아닙니다", nor "같은 값으로 맞췄습니다": two settings.)
+               r"(?!\s*(?:이|가|은|는)?\s*아니|\s*(?:으로|로)|[^.\n]{0,12}(?:아닙|아니|않))",
                re.I),
     re.compile(_NAME + r"\s*(?:is\s+(?:an\s+|just\s+an\s+)?alias\s+(?:of|for)|overrides"
                r"|is\s+read\s+into)\s+" + _NAME, re.I),

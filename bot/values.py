@@ -59,13 +59,13 @@ _VALUE = re.compile(
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)"
     # ("5 per minute", "20/minute": a rate.)
-    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|day)s?\b))",
+    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|hr|h|day)s?\b))",
     re.I,
 )
 
 
 # A rate in code, `"5/minute"`, `100/s`: as "5 per minute" in words.
-_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|day)s?")
+_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|hr|h|day)s?")
 _TIME_RATES = frozenset({"second", "minute", "hour", "day"})
 
 
