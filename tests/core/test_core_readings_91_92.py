@@ -32,6 +32,10 @@ def test_must_not_go_beyond_is_an_upper_bound() -> None:
 def test_left_in_place_is_kept() -> None:
     assert direction("`dark_mode_beta` 항목은 registry 에 남겨 두어야 합니다.") == 1
     assert direction("`dark_mode_beta` 는 registry 에서 완전히 삭제해 주세요.") == -1
+    # ("Don't keep it" keeps nothing.)
+    assert direction("`dark_mode_beta` 는 남겨 두지 마세요.") != 1
+    assert direction("`dark_mode_beta` 를 남겨 두면 안 됩니다.") != 1
+    assert direction("`dark_mode_beta` 는 남겨 두지 말고 삭제해 주세요.") == -1
 
 
 def test_a_review_heading_is_no_point() -> None:
