@@ -148,10 +148,19 @@ def _compound_said(name: str, words: set[str]) -> bool:
     if not name.isalpha():
         return False
     # (`idleTimeoutMs` ends in its unit, which is not said: "the idle timeout".)
-    unitless = next((name[:-len(u)] for u in _UNIT_WORDS if name.endswith(u)), "")
+    unitless = _unitless(name)
     return any(len(n) >= 8 and any(
         n[:i] in words and (n[i:] in words or word_stem(n[i:]) in words)
         for i in range(3, len(n) - 2)) for n in (name, unitless))
+
+
+def _unitless(name: str) -> str:
+    """A name run together without the unit word it ends in (`idletimeoutms`:
+    `idletimeout`), "" when it ends in none. (The longest such word, so the
+    answer does not hang on a set's order.)"""
+    unit = max((u for u in _UNIT_WORDS if name.endswith(u) and len(u) < len(name)),
+               key=len, default="")
+    return name[:-len(unit)] if unit else ""
 
 
 def name_words(name: str) -> list[str]:
@@ -160,7 +169,7 @@ def name_words(name: str) -> list[str]:
     the vocabulary knows meet, its unit dropped (`idle`, `timeout`)."""
     if "_" in name or not name.isalpha() or len(name) < 8:
         return name.split("_")
-    unitless = next((name[:-len(u)] for u in _UNIT_WORDS if name.endswith(u)), name)
+    unitless = _unitless(name) or name
     for i in range(3, len(unitless) - 2):
         if unitless[:i] in EN_CONCEPT and unitless[i:] in EN_CONCEPT:
             return [unitless[:i], unitless[i:]]
