@@ -159,6 +159,9 @@ def reviewer_clause(text: str) -> Clause:
     elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
+    elif w.ONLY_WORKS.search(text) and not (w.REQUEST.search(text) or w.IMPERATIVE.match(text)):
+        # "It passes in CI only.": a success somewhere is what is wrong elsewhere.
+        return Clause(text, Act.FINDING, t, ordinals, remaining, everything, labels, asserted=True)
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and (not w.REQUEST.search(
         # (A name in code is no request: "`NOT NULL` 제약 확인했습니다".)
         w.WEAK.sub(" ", w.NOW_WORKS.sub(" ", w.ACK.sub(" ", w.CODE.sub(" ", text))))

@@ -286,7 +286,8 @@ ACK = words(
     r"|(?:is|are)\s+(?:small|smaller|fast|faster|fine|correct|right|clean|green|stable|consistent|sorted)\s+now"
     r"\b(?!\s*,?\s*(?:but|except|however)))\b"
     # ("Error code works with the form, thanks.": where it works, then thanks.)
-    r"|(?<!only\s)(?<!never\s)(?<!longer\s)(?<!nothing\s)\b(?:works|passes)(?:\s+(?:with|in|on|for)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+    r"|(?<!only\s)(?<!never\s)(?<!longer\s)(?<!nothing\s)\b(?:works|passes)"
+    r"(?:\s+(?:with|in|on|for)\s+(?:the\s+)?(?!only\b)[\w-]+(?:\s+(?!only\b)[\w-]+)?)?"
     r"\W*(?:thanks|thank\s+you)?\W*$|^\W*(?:good|great|nice|perfect)\W*$"
     # "Stable now, thanks.", "Green now."
     r"|^\W*(?:stable|green|correct|consistent|fast|clean|deterministic|idempotent)\s+now\b(?!\s*,?\s*(?:but|except|however))"
@@ -416,7 +417,9 @@ REQUEST = words(
     r"|bug|leaks?|leaking|doesn't|does\s+not|don't|isn't|is\s+not|aren't|never|please|remove|add|rename"
     r"|avoid|instead|too\s+\w+|risk|unsafe|race|regress\w*|can't|cannot|without|no\s+\w+|not\s+\w+"
     # "I'd still like the amount verified by a test": asked, not confirmed.
-    r"|i'd\s+(?:still\s+)?(?:like|want|prefer)|i\s+would\s+(?:still\s+)?(?:like|want|prefer)"
+    # (Not "I'd like to thank you …": courtesy.)
+    r"|i'd\s+(?:still\s+)?(?:like|want|prefer)(?!\s+to\s+(?:thank|say\s+thanks|acknowledge))"
+    r"|i\s+would\s+(?:still\s+)?(?:like|want|prefer)(?!\s+to\s+(?:thank|say\s+thanks|acknowledge))"
     r"|crash\w*|error|exception|raises?|breaks?|vulnerab\w*|inject\w*|ignores?|drops?|loses?|require[sd]?"
     r"|use\s|switch|change|revert|restore|put\s+back|lower|raise|increase|decrease|reduce|bump"
     r"|blocker|blocking|problem|concern|issue\s+is|unsupported|not\s+supported|off\s+by|mismatch"
@@ -456,6 +459,15 @@ WEAK = words(r"문제|이슈|\b(?:issue|problem|concern|bug)s?\b"
              # "Error code works with the form": a thing the product shows, named.
              r"|\berror\s+(?:codes?|messages?|pages?|handling|text|copy|bod(?:y|ies)|states?)\b", re.I)
 # "이제 찾습니다", "now passes": the point is settled.
+# "It passes in CI only.", "The export only works in Chrome.", "Nothing works
+# on staging.", "로컬에서만 통과합니다": success somewhere, or nowhere, is what is wrong.
+ONLY_WORKS = words(
+    r"\bonly\s+(?:works|passes|runs|succeeds)\b|\b(?:works|passes|runs|succeeds)\s+only\b"
+    r"|\b(?:works|passes|runs|succeeds)\s+(?:in|on|with|for|when|if)\b[^.;,]{1,40}\bonly\b"
+    r"|\b(?:nothing|none\s+of\s+(?:it|them|the\s+\w+))\s+(?:works|passes|runs)\b"
+    r"|(?:에서만|때만|경우에만)\s*(?:동작|통과|작동|성공)(?:합니다|하고|해요|됩니다)",
+    re.I,
+)
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
     r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
@@ -715,7 +727,9 @@ ANNOUNCE = words(
     r"(?:,?\s+though)?[.:]?$"
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced|re-?reviewed|reviewed)\b"
-    r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing)\b)[^.;:]{0,80}\.?$"
+    # ("Reviewed the migration and the backfill is not idempotent." says what is wrong.)
+    r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing|never"
+    r"|(?:is|are|does|do)\s+not|isn't|aren't|doesn't|don't)\b)[^.;:]{0,80}\.?$"
     r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤"
     # "값은 다음처럼 조정해 주십시오.", "Please change them as follows:": the table below is the point.
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"
