@@ -36,6 +36,10 @@ def _meets(x: str, y: str) -> bool:
         return False  # two literals, not the same
     if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
         return False
+    if ux in PER_SECONDS:
+        # ("60/minute" and "1/second": one rate. Division, not a scale, so that
+        # one rate written twice is one float.)
+        return _bounds_meet(bx, nx / PER_SECONDS[ux], by, ny / PER_SECONDS[uy])
     # (One value written twice: "30s" and "30초", "3000원" and "3000 won".)
     return _bounds_meet(bx, nx * SCALE.get(ux, 1), by, ny * SCALE.get(uy, 1))
 
@@ -89,10 +93,14 @@ def _parse(value: str) -> tuple[str, float | None, str]:
         return bound, None, ""
 
 
+# A rate's time ("/minute", as values write "5 per minute") in seconds.
+PER_SECONDS = {"/second": 1, "/minute": 60, "/hour": 3600, "/day": 86400}
+
 _UNIT_KINDS = {
     "time": ("ms", "s", "m", "h", "d", "min", "초", "분", "시간", "일"),
     "size": ("k", "kb", "mb", "gb", "ki", "mi", "gi", "kib", "mib", "gib"),
     "share": ("%",),
+    "rate": tuple(PER_SECONDS),
     "count": ("개", "건", "장", "매", "명"),
     # Money: one currency's words (no rates between currencies here).
     "krw": ("원", "won", "krw"),

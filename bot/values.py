@@ -14,7 +14,17 @@ from bot import wording as w
 from bot.demands import asked
 from bot.points import plain
 from bot.quantities import VERSION
-from bot.quantity_words import ENOUGH, NOT_BEYOND, PER, bound_of, clock, numerals, per_unit
+from bot.quantity_words import (
+    ENOUGH,
+    NOT_BEYOND,
+    PER,
+    bound_of,
+    clock,
+    numerals,
+    per_before,
+    per_of,
+    per_unit,
+)
 from bot.stances import (
     LITERAL_WORDS,
     NUMBER_VALUE,
@@ -59,13 +69,14 @@ _VALUE = re.compile(
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)"
     # ("5 per minute", "20/minute": a rate.)
-    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|hr|h|day)s?\b))",
+    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|hr|h|day|s)s?\b))",
     re.I,
 )
 
 
 # A rate in code, `"5/minute"`, `100/s`: as "5 per minute" in words.
-_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|hr|h|day)s?")
+_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|hr|h|day|s)s?")
+_LOAD = re.compile(r"\s*(?:기준|에서|부하|정도의\s*부하|(?:of\s+)?load\b|under\s+load)")
 _TIME_RATES = frozenset({"second", "minute", "hour", "day"})
 
 
@@ -222,7 +233,13 @@ def setting_values(text: str) -> frozenset[str]:
                 continue  # "to 60 minutes, not 15": 15 is what is not asked
             number, unit = match.group(1), (match.group(2) or "").lower()
             per = PER.match(clause, match.end())  # "50 messages per second": a rate
-            unit += "/" + per_unit(per.group(1)) if per else ""
+            if per and _LOAD.match(clause, per.end()):
+                continue  # "200 rps 기준", "100/s에서": the load tested under, no value
+            unit += "/" + per_of(per) if per else ""
+            if not per and unit in ("", "회", "건", "번"):
+                # ("분당 5회": the rate 5 per minute, said the Korean way.)
+                ahead = per_before(clause[max(0, match.start(1) - 12):match.start(1)])
+                unit = "/" + ahead if ahead else unit
             bound = bound_of(clause, match.start(1), match.end())
             # (One digit in prose is a value only as a bound: "최소 3 이상".)
             if len(number) >= 2 or unit or bound:
@@ -238,8 +255,12 @@ def setting_values(text: str) -> frozenset[str]:
             # ("keep `RETRIES` at 0": the name is inside the match, before the value.)
             at = match.start(1) if match.group(0)[:1] in "kKlL" else match.start()
             per = None if unit else PER.match(clause, match.end())
-            if per and per_unit(per.group(1)) in _TIME_RATES:
-                unit = "/" + per_unit(per.group(1))  # "to 5 a minute": a rate
+            if per and per_of(per) in _TIME_RATES:
+                unit = "/" + per_of(per)  # "to 5 a minute": a rate
+            elif not per and unit in ("", "회", "건", "번"):
+                first = next(match.start(g) for g in (1, 3, 5) if match.group(g))
+                ahead = per_before(clause[max(0, first - 12):first])
+                unit = "/" + ahead if ahead else unit  # ("분당 5회로")
             if not _UNDONE.match(clause, match.end()):
                 add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):

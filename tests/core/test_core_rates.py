@@ -9,6 +9,7 @@ from __future__ import annotations
 from test_core_detection import Sim
 
 from bot.models import Role
+from bot.quantities import compatible
 from bot.values import setting_values
 
 
@@ -56,3 +57,40 @@ def test_the_same_rate_written_another_way_does_not_contradict() -> None:
 def test_a_rate_for_another_setting_does_not_contradict() -> None:
     sim = _room("Link works. While you are there, `SIGNUP_RATE_LIMIT` needs to be 10/min.")
     assert sim.contradictions() == []
+
+
+def test_one_rate_written_in_other_units_reads_as_one() -> None:
+    assert setting_values("`RESET_RATE_LIMIT` needs to be 100 req/s.") == {
+        "100/second@reset_rate_limit"}
+    assert setting_values("Throttle to 50 rps.") == {"50/second@"}
+    assert setting_values("`RESET_RATE_LIMIT` should be 5 rpm.") == {"5/minute@reset_rate_limit"}
+    assert setting_values("`RESET_RATE_LIMIT`는 분당 5회로 해야 합니다.") == {
+        "5/minute@reset_rate_limit"}
+    assert setting_values("`RESET_RATE_LIMIT`는 초당 100회여야 합니다.") == {
+        "100/second@reset_rate_limit"}
+    assert setting_values("`LIMIT`를 분당 10회 이하로 낮춰 주세요.") == {"<=10/minute@limit"}
+    # (A time is no rate: "5 s" to load, "10 s" to retry in.)
+    assert setting_values("It took 5 s to load.") == set()
+    # (The load a setting was tested under is no value asked for it.)
+    assert setting_values("`pool_size` 20이면 200 rps 기준 여유도 충분합니다.") == set()
+    assert setting_values("`pool_size` 20이면 200/s 기준 여유도 충분합니다.") == set()
+
+
+def test_rates_meet_across_units() -> None:
+    assert compatible({"60/minute"}, {"1/second"})
+    assert compatible({"<=3600/hour"}, {"1/second"})
+    assert not compatible({"100/second"}, {"100/minute"})
+    assert not compatible({"5/minute"}, {"10/minute"})
+
+
+def test_the_same_rate_per_second_and_per_minute_does_not_contradict() -> None:
+    sim = _room("Link works. Please keep `RESET_RATE_LIMIT` at 0.05/second, which is the same.")
+    assert sim.contradictions() == []
+    sim = _room("링크 확인했습니다. `RESET_RATE_LIMIT`는 분당 3회로 유지해 주세요.")
+    assert sim.contradictions() == []
+
+
+def test_another_rate_in_korean_contradicts() -> None:
+    sim = _room("링크 확인했습니다. 다만 공용 IP에서는 부족합니다: `RESET_RATE_LIMIT`는 분당 10회로"
+                " 올려야 합니다.")
+    assert [d.after_message for d in sim.contradictions()] == ["m7"]
