@@ -15,12 +15,13 @@ from bot.finding import Finding, OwnerAction, Question
 from bot.fix_values import fixed_by_value, names_set
 from bot.ledger import disputed, judge_round, reset_stalls, snapshot, stuck
 from bot.models import Role, Status, Trigger
-from bot.owner_turn import declared_conflict, read_owner
+from bot.owner_turn import declared_conflict, read_owner, refusal_reasons
 from bot.setting_aliases import aliases_said, teach
 
 # The state types live in bot.state; re-exported for the detection functions' callers.
 from bot.state import OpenTurn, PendingOwner, RoomState, TurnPart
 from bot.status import parse_status
+from bot.topics import restored, stored
 
 # A turn longer than this is compared on its first part only; the messages
 # themselves are stored in full.
@@ -192,6 +193,9 @@ def close_turn(
             last_message_id=turn.last_message_id,
             actions=actions,
             questions=[asdict(q) for q in owner_questions],
+            # (Only a refusal's: the reviewer may answer its reasons.)
+            reasons=stored(reasons) if (reasons := refusal_reasons(turn.messages())) and (
+                OwnerAction.DECLINE in actions.values()) else [],
         )
         taught = names_set(state.findings, actions, turn.messages())
         for finding in state.findings:
@@ -229,6 +233,7 @@ def close_turn(
             approving=frozenset(a for a in turn.authors()
                                 if parse_status(turn.messages(a)).is_approval),
             aliases=state.aliases,
+            reasons=restored(owner.reasons) if owner is not None and owner.reasons else None,
         )
         closed.questions = [*pending, *outcome.questions]
         if outcome.contradictions:

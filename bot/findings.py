@@ -53,7 +53,9 @@ class Clause:
 def selectors(text: str) -> tuple[tuple[int, ...], bool, bool, tuple[str, ...]]:
     ordinals: tuple[int, ...] = ()
     if w.MAYBE_ORDINAL.search(text):
-        ordinals = tuple(n for pattern, n in w.ORDINALS if pattern.search(text))
+        # (Not in code: "`first` has no upper bound" is about the argument `first`.)
+        prose = w.CODE.sub(" ", text) if "`" in text else text
+        ordinals = tuple(n for pattern, n in w.ORDINALS if pattern.search(prose))
         listed = w.NUMBER_LIST.search(text)
         if listed:
             ordinals += tuple(int(d) for d in re.findall(r"[1-9]", listed.group(0)))

@@ -22,6 +22,7 @@ from bot.finding import (
 )
 from bot.reviewer_turn import judge_author
 from bot.setting_aliases import teach
+from bot.topics import Topic
 
 
 def judge_round(
@@ -33,6 +34,7 @@ def judge_round(
     *,
     approving: frozenset[str] = frozenset(),
     aliases: list[list[str]] | None = None,
+    reasons: Topic | None = None,
 ) -> RoundOutcome:
     """Apply one reviewer turn (per author) to the ledger, after the owner's turn.
 
@@ -43,12 +45,13 @@ def judge_round(
     not: another reviewer has points open).
     `aliases`: pairs of setting names the owner said are one; the findings
     this turn raised learn them before reversals are looked for.
+    `reasons`: what the owner's turn said, when it refused a finding.
     """
     out = RoundOutcome()
     owner = owner or {}
     for author, messages in turns:
         judge_author(findings, author, messages, owner, round_no, out, decisions or {},
-                     approving=author in approving)
+                     approving=author in approving, reasons=reasons)
     # (A fix reported for a reviewer who stayed silent leaves its point open:
     # only its author can say it holds. But the change is made, and another
     # reviewer asking it undone reverses it.)

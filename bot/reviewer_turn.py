@@ -20,7 +20,6 @@ from bot.demands import agrees_with, asks
 from bot.finding import (
     LOOSE,
     MATCH,
-    TOUCH,
     UNCERTAIN,
     Finding,
     OwnerAction,
@@ -34,6 +33,7 @@ from bot.finding import (
 )
 from bot.findings import Act, Clause, restates, starts_new_point, summary
 from bot.points import items
+from bot.refusal_arguments import fold_arguments
 from bot.reviewer_points import (
     acked_subject,
     finding_summary,
@@ -41,7 +41,7 @@ from bot.reviewer_points import (
     new_error,
     referenced_findings,
 )
-from bot.topics import score, topic
+from bot.topics import Topic, score, topic
 from bot.turn_reading import Reading
 
 
@@ -55,12 +55,14 @@ def judge_author(
     decisions: dict[str, str],
     *,
     approving: bool = False,
+    reasons: Topic | None = None,
 ) -> None:
     """Apply `author`'s messages of a reviewer turn to the ledger: new findings
     are appended to `findings`, what happened to each is recorded in `out`.
     `owner` is what the owner's turn before it did to each finding;
-    `approving`: the author's status approves."""
-    r = Reading.start(findings, author, messages, owner, decisions)
+    `approving`: the author's status approves; `reasons`: what the owner's
+    turn said, when it refused a finding."""
+    r = Reading.start(findings, author, messages, owner, decisions, reasons)
     asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
     named: dict[int, tuple[int, ...]] = {}  # the numbers a point's first clause names
     for at, (point, text, clause) in enumerate(r.parsed):
@@ -367,64 +369,10 @@ def _finding(r: Reading, point: int, text: str, clause: Clause, targets: list[Fi
         r.unasked.append(finding)
 
 
-def _argued(r: Reading) -> None:
-    """A part that only states things, right after the owner refused the one
-    point of the author's it refused, argues against that refusal: "거의 없다는
-    것과 없다는 것은 다릅니다. 점검 시간에도 가격 동기화 배치가 10분마다
-    돕니다." after "수정은 거의 없습니다. 스크립트는 현재대로 두겠습니다." It
-    says that point again; it raises none. (Not when anything is asked, a
-    statement opens a point of its own ("Another issue: …"), names a file or a
-    name the refused point never had or shares nothing with it, or the part
-    acknowledged or withdrew the refused point.)"""
-    refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
-    if len(refused) != 1 or not r.new or r.repeated - {refused[0].label}:
-        return
-    point_of = refused[0]
-    if point_of.label in r.acked or point_of.label in r.dropped:
-        return
-    points = {p for p, f in r.point_finding.items() if f in r.new}
-    if any(asks(text) or starts_new_point(text) for p, text, _ in r.parsed if p in points):
-        return
-    known = set(point_of.anchors)
-    if any(a.startswith(("path:", "code:")) and a not in known for f in r.new for a in f.anchors):
-        return
-    if any(score(f.topic(), point_of.topic()) < TOUCH for f in r.new):
-        return
-    for point in points:
-        r.point_finding[point] = point_of
-    r.new.clear()
-    r.repeated.add(point_of.label)
-
-
-def _argued_around(r: Reading) -> None:
-    """A paragraph that says points the owner refused again in so many words
-    ("다시 정리하면, `extra`로 넘어온 필드와 … 점이 모두 남아 있습니다")
-    argues for them in its other sentences: "로컬 파일 로그와 Sentry
-    breadcrumb은 Fluent Bit을 거치지 않습니다. 그래서 이 필터 자체가
-    정확해야 합니다" raises nothing of its own. (Not a sentence that names a
-    file or a name none of those points had, nor one that opens or announces
-    a point.)"""
-    refused = {f.label: f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE}
-    for point, labels in r.restated.items():
-        said = [refused[label] for label in labels if label in refused]
-        if not said or point in r.announced or point in r.split_points:
-            continue
-        known = {a for f in said for a in f.anchors}
-        for finding in [f for p, f in r.point_finding.items() if p == point and f in r.new]:
-            if any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors):
-                continue
-            if any(starts_new_point(text) for p, text, _ in r.parsed if p == point):
-                continue
-            r.new.remove(finding)
-            r.point_finding[point] = said[0]
-            r.repeated.update(f.label for f in said)
-
-
 def _settle(r: Reading, findings: list[Finding], round_no: int, out: RoundOutcome) -> None:
     """Number the new findings, renumber the turn's list, and record what the
     turn did to each of the author's findings."""
-    _argued_around(r)
-    _argued(r)
+    fold_arguments(r)
     for n, finding in enumerate(r.new, start=len(findings) + 1):
         finding.label = f"F{n}"  # in order, after any argument folded back into its point
     out.uncertain.extend(f.label for f in r.unsure if f in r.new)

@@ -182,3 +182,17 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     inter = len(a & b)
     # (The union's size by arithmetic: this runs millions of times a bench.)
     return 0.5 * inter / (len(a) + len(b) - inter) + 0.5 * inter / min(len(a), len(b))
+
+
+_ANCHOR_KINDS = ("path:", "code:", "num:", "id:", "line:")
+
+
+def stored(t: Topic) -> list[str]:
+    """A topic as a list a room's state can keep (`restored` reads it back)."""
+    return sorted(t.anchors | t.terms)
+
+
+def restored(items: list[str]) -> Topic:
+    """The topic `stored` kept: anchors by their kind's prefix, terms the rest."""
+    anchors = frozenset(i for i in items if i.startswith(_ANCHOR_KINDS))
+    return Topic(anchors, frozenset(items) - anchors)

@@ -54,6 +54,8 @@ class Reading:
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.
     tentative: dict[int, Finding] = field(default_factory=dict)
+    # What the owner's turn before said, when it refused a finding.
+    reasons: Topic | None = None
     # What the statement itself named (the tentative finding holds its whole
     # point's names, which may belong to the point's other sentences).
     stated: dict[int, Topic] = field(default_factory=dict)
@@ -70,7 +72,8 @@ class Reading:
 
     @classmethod
     def start(cls, findings: list[Finding], author: str, messages: list[str],
-              owner: dict[str, OwnerAction], decisions: dict[str, str]) -> Reading:
+              owner: dict[str, OwnerAction], decisions: dict[str, str],
+              reasons: Topic | None = None) -> Reading:
         mine = [f for f in findings if f.author == author]
         parsed = [(point, text, reviewer_clause(text)) for point, text in items(messages)]
         numbers = point_numbers(messages)
@@ -94,7 +97,7 @@ class Reading:
             author=author, mine=mine, others={f.author for f in findings if f.author != author},
             open_before=[f for f in mine if f.is_open],
             rivals=[f for f in findings if f.author != author and f.status in REVERSIBLE],
-            owner=owner, decisions=decisions, parsed=parsed, numbers=numbers,
+            owner=owner, decisions=decisions, reasons=reasons, parsed=parsed, numbers=numbers,
             by_number=_reply_numbers(parsed, numbers, mine),
             point_topic=point_topic, point_text=point_text,
             # "Checked against the partner SDKs: both send `offset`. No findings

@@ -319,7 +319,9 @@ REFERENCE = words(
     # (The same test failing another way is a new point: "같은 테스트" alone is not here.)
     r"|같은\s*(?:값|결과|결과값)|결과(?:는|가|도)?\s*(?:같|동일|그대로)"
     r"|\bsame\s+(?:result|results|values?|output)\b|\bprevious(?:ly)?\b|\blast\s+(?:review|time|round)"
-    r"|\bearlier\b|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|(?:동일하게|똑같이|마찬가지로)\s*(?:실패|깨지|깨집|나옵|재현)|결과가\s*(?:같|동일|똑같)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
+    # ("as I said earlier", not "whether earlier rows exist")
+    r"|\bearlier\b(?!\s+(?:rows?|records?|entries|items|pages?|versions?|data|events?|values?|calls?|runs?|releases?|migrations?|builds?)\b)"
+    r"|\bremain(?:s)?\s+(?:open|unaddressed|unresolved|valid|a\s+blocker|outstanding)|(?:동일하게|똑같이|마찬가지로)\s*(?:실패|깨지|깨집|나옵|재현)|결과가\s*(?:같|동일|똑같)|\bstill\b|\bsame\s+(?:issue|problem|points?|concern|error|failure|reason|assertion)|\bfails?\s+the\s+same\s+way"
     r"|\bsame\s+(?:two|three|both|\d)\s+(?:issues|problems|points|concerns|findings)\b"
     r"|\bstands?\b|\bagain\b|\bthe\s+points?\s+above|\bmy\s+(?:earlier|previous|last)"
     r"|앞서|지난번|지난\s*리뷰|이전\s*(?:리뷰|지적|코멘트)|이전에|여전히|아직|그대로\s*남|말씀드린|지적(?:한|드린|했던)"
@@ -394,7 +396,9 @@ ACK_WORDS = frozenset(
 # answer to an open finding.
 UNRELATED = words(
     r"^\W*(?:unrelated(?:\s+to\s+the\s+review)?|separately|on\s+an\s+unrelated\s+note|side\s+note"
-    r"|also\s+unrelated)\b|^\W*(?:별개로|별도로|이와\s*별개로|리뷰와\s*별개로|참고로)",
+    r"|also\s+unrelated|as\s+an?\s+(?:extra|bonus)|bonus)\b|^\W*(?:별개로|별도로|이와\s*별개로|리뷰와\s*별개로|참고로"
+    # "추가 개선으로, … 돌아가도록 했습니다": work beyond what was asked.
+    r"|추가\s*개선(?:으로|으로는|사항으로|:)|덧붙여)",
     re.I,
 )
 # "That is not what I asked": a rebuttal of the owner's answer, not a new point.
@@ -493,7 +497,7 @@ FIX = words(
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
     r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
-    r"|pushed|committed|covered)\b"
+    r"|pushed|committed|covered|capped|clamped|pinned|bounded|escaped|sanitized|throttled|guarded)\b"
     r"|고쳤|고쳐\s*두|수정했|수정하였|수정\s*완료|반영했|반영하였|반영\s*완료|추가했|추가하였|변경했|변경하였"
     r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋했|되돌렸|원복했|복구했|낮췄|올렸"
     r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
@@ -549,13 +553,17 @@ REBUTS = re.compile(
 CHANGED_NOW = re.compile(r"이제|더\s*이상|않도록|않게|(?:수정|변경|반영|적용|고친)\s*(?:후|뒤|이후|다음)|\b(?:now|anymore|any\s+more|no\s+longer)\b", re.I)
 PROMISE = words(
     r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
-    r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
-    r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
+    r"|\bnext\s+(?:pr|commit|round|iteration|sprint|release|milestone)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
+    # "Idempotency will come with the middleware PR", "in a separate PR"
+    r"|\bwill\s+(?:come|land|ship|follow)\s+(?:with|in)\b|\b(?:in|with)\s+a\s+separate\s+(?:pr|change|ticket|branch)"
+    r"|다음\s*(?:pr|PR|커밋|단계|라운드|스프린트|릴리스|배포)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
     re.I,
 )
 # (A severity tag may come first: "[medium] New: …".)
 ALSO = words(r"^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:also|additionally|another|separately|plus)\b|^\s*(?:\[[^\]\n]{1,12}\]\s*)?new\s*(?::|\.(?!\w))|^\s*(?:\[[^\]\n]{1,12}\]\s*)?(?:또한|추가로|그리고\s*새로|별개로|한\s*가지\s*더|새로|(?:그리고\s*)?하나\s*더)|^\s*(?:\[[^\]\n]{1,12}\]\s*)?one\s+more\b"
     r"|하나\s*더|다른\s*(?:이유|원인|에러|오류|예외|문제)|새로운\s*(?:에러|오류|예외|문제|실패)|이번(?:에는|엔)\s*다른"
+    # "엔화 플랜에서 새 실패가 있습니다", "There's a new failure in the JPY plan."
+    r"|새\s*(?:실패|에러|오류|예외)(?:가|이)?\s*(?:있|생겼|나옵|발생)|\ba\s+new\s+(?:failure|error|exception)\b"
     # "이번엔 테스트 단계에서 실패합니다": this time, another failure (as "this time it").
     r"|^\s*이번(?:에는|엔)\s[^.]{0,40}?(?:실패|오류|에러|예외|깨집)"
     r"|\bone\s+more\s+(?:thing|issue|problem|failure)|\bdifferent\s+(?:error|reason|failure|exception|assertion)"
@@ -570,7 +578,9 @@ OPENS_POINT = re.compile(
 GENERAL = words(
     r"\b(?:all|both|every|each)\b|\b(?:your|the)\s+(?:review|feedback)\b|\breview\s+(?:points?|comments?|feedback)"
     r"|\b(?:points|comments)\b"
-    r"|모든|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
+    # ("모든 지적", not "모든 탭의 타이머": every tab, not every point.)
+    r"|모든\s*(?:지적|사항|리뷰|코멘트|포인트|항목|피드백|요청|문제|이슈|건|것|점|부분|내용)"
+    r"|모두|전부|두\s*가지|세\s*가지|지적(?:하신|해\s*주신)|리뷰|피드백|말씀하신|요청하신",
     re.I,
 )
 # A table's rule line under its header ("|---|:--:|"), and a header naming the
@@ -622,7 +632,8 @@ _NOT_A_POINT_EN = (r"(?!\s+(?:time|round|attempt|try|review|pass|failure|error|r
                    r"|token|day|week|month|user|customer|match|result|occurrence|instance)s?\b)")
 # ("a second refund", "from a second tab": another one, not point 2.)
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(rf"\bfirst\b{_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
+    # ("Deduplicate staging first with …", "at first": an order of work, not point 1.)
+    (re.compile(rf"(?<!\bat\s)\bfirst\b(?!\s+(?:with|by|before|so|then|in|on|to|of\s+all|off)\b|\s*,\s*(?:so|then|which|because)\b){_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
     (re.compile(rf"(?<!\ba\s)\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
     (re.compile(rf"(?<!\ba\s)\bthird\b{_NOT_A_POINT_EN}|세\s*번째{_NOT_A_POINT}|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
     (re.compile(rf"(?<!\ba\s)\bfourth\b{_NOT_A_POINT_EN}|네\s*번째{_NOT_A_POINT}|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),

@@ -10,10 +10,8 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from studied_rooms import first_deadlock
 from test_core_detection import Sim
 
 from bot.demands import direction
@@ -101,18 +99,5 @@ STUDIED = ["heldout91/h91_14", "heldout91/h91_17", "heldout91/h91_26", "heldout9
 def test_the_studied_rooms_read_as_labelled(case: str) -> None:
     """The rooms of held-out 91 and 92 these readings came from (after their
     one run), fed through the detector as the replay would."""
-    path = Path(__file__).parent.parent / "detection" / f"{case}.jsonl"
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    label = json.loads(path.with_name(path.stem + ".label.json").read_text(encoding="utf-8"))
-    roles = lines[0]["roles"]
-    sim = Sim(**(lines[0].get("settings") or {}))
-    for line in lines[1:]:
-        author = line["author"]
-        role = (Role.OWNER if author in roles["owner"] else
-                Role.REVIEWER if author in roles["reviewer"] else Role.USER)
-        sim.say(role, line["text"], author=author)
-    sim.end()
-    first = sim.deadlocks()[:1]
-    got = [(d.trigger.value, d.after_message) for d in first]
-    want = [(label["trigger"], label["after_message"])] if label["deadlock"] else []
+    got, want = first_deadlock(case)
     assert got == want
