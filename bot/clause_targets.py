@@ -83,7 +83,7 @@ def targets_of(r: Reading, point: int, text: str,
         and not restates(text)
         and not (best >= MATCH and not clause.everything
                  and all(r.owner.get(f.label) is OwnerAction.DECLINE for f in targets))
-        and all(other_point(r.point_topic[point], f)
+        and all(other_point(r.point_topic[point], f, r.open_before)
                 and (clause.asserted or not r.doubts or not names_only(clause.topic, f))
                 for f in targets)
     ):

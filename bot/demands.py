@@ -44,7 +44,8 @@ _UP = re.compile(
 _CONFLICT = re.compile(
     r"\bcannot\s+both|\bcan't\s+(?:both|satisfy\s+both|meet\s+both|do\s+both)|\bconflict\w*|\bcontradict\w*"
     r"|\bmutually\s+exclusive|\bincompatible|\bat\s+odds|\bone\s+or\s+the\s+other|\bpull\s+in\s+opposite"
-    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|맞추|지킬|반영)\S*\s*(?:수\s*(?:가\s*|는\s*)?)?(?:없|못|불가|어렵)"
+    # ("나머지 두 건은 함께 처리할 수 없습니다")
+    r"|(?:동시에|함께|둘\s*다)\s*(?:만족|충족|맞출|맞추|지킬|반영|처리|적용|수용|구현|따를|따르)\S*\s*(?:수\s*(?:가\s*|는\s*)?)?(?:없|못|불가|어렵)"
     r"|(?:만족|충족)(?:시킬|할)\s*수\s*없|상충|충돌|모순|양립|서로\s*반대"
     # "I can't write both clauses", "두 분 요청이 반대라서", "의견이 엇갈려"
     r"|\bcan(?:'t|not)\s+(?:write|apply|implement|have|ship|honou?r)\s+both"

@@ -193,9 +193,8 @@ def close_turn(
             last_message_id=turn.last_message_id,
             actions=actions,
             questions=[asdict(q) for q in owner_questions],
-            # (Only a refusal's: the reviewer may answer its reasons.)
-            reasons=stored(reasons) if (reasons := refusal_reasons(turn.messages())) and (
-                OwnerAction.DECLINE in actions.values()) else [],
+            # (Only a refusal's, or a promise's: the reviewer may answer its reasons.)
+            reasons=stored(reasons) if (reasons := refusal_reasons(turn.messages())) else [],
         )
         taught = names_set(state.findings, actions, turn.messages())
         for finding in state.findings:

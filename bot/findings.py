@@ -161,7 +161,8 @@ def reviewer_clause(text: str) -> Clause:
     elif (w.NEG_ACK.search(text) or w.FIX_REJECTED.search(text)
           or (w.REFERENCE.search(text) and thin)):
         act = Act.REFERENCE if thin or ordinals or remaining or everything else Act.FINDING
-    elif w.ONLY_WORKS.search(text) and not (w.REQUEST.search(text) or w.IMPERATIVE.match(text)):
+    elif w.ONLY_WORKS.search(text) and not (w.REQUEST.search(text) or w.IMPERATIVE.match(text)
+                                            or w.AS_INTENDED.search(text)):
         # "It passes in CI only.": a success somewhere is what is wrong elsewhere.
         return Clause(text, Act.FINDING, t, ordinals, remaining, everything, labels, asserted=True)
     elif (w.ACK.search(text) or w.NOW_WORKS.search(text)) and (not w.REQUEST.search(
@@ -225,7 +226,7 @@ def owner_clause(text: str) -> Clause:
         act = Act.DECLINE
     elif w.TODO.search(text) or (
         w.PROMISE.search(text) and not w.COMMIT.search(text) and not w.FIX_PAST.search(text)
-    ):
+    ) or (w.LATER.search(text) and not (w.COMMIT.search(text) or w.FIX.search(text))):
         act = Act.PROMISE  # "3번은 다음 커밋에 넣겠습니다": not done yet
     elif w.FIX.search(text) or w.FIX_NOUN.search(text) or (
         w.COMMIT.search(text) and not w.STILL_AT.search(text)

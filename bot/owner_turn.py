@@ -56,7 +56,8 @@ def read_owner(
     reply_list = one_author and len(numbers) >= 2 and set(numbers.values()) <= listed
     addressed: set[str] = set()
     point_targets: dict[int, list[Finding]] = {}  # what each bullet or line answers
-    aside: set[int] = set()  # points about other work ("Unrelated: …")
+    # Points about other work ("Unrelated: …", "…; support asked for it").
+    aside = {point for point, text in items(messages) if w.ASKED_ELSEWHERE.search(text)}
     quoted = {point: _quoted_finding(quote, findings) for point, quote in replies(messages).items()}
     labelled = {label for _, text in items(messages) for label in owner_clause(text).labels}
     # Within a bullet or a row, a bare "반영." / "Done (abc)." answers what the
@@ -77,8 +78,9 @@ def read_owner(
         if w.UNRELATED.match(text):
             aside.add(point)
         if point in aside:
-            # "Unrelated: `gunicorn` now starts via … commit `7a1e9f3`.": other
-            # work; it answers only a finding it names outright.
+            # "Unrelated: `gunicorn` now starts via … commit `7a1e9f3`.", "Added a
+            # `reason` enum …; support asked for it": other work; it answers
+            # only a finding it names outright.
             named, _ = match_targets(clause, open_findings)
             for finding in named if clause.act is not Act.FACT else []:
                 addressed.add(finding.label)
@@ -132,9 +134,7 @@ def read_owner(
             targets = []
         if not targets and not settled:
             targets = _only_holder(clause.topic, open_findings)
-        if (not targets and not settled and len(open_findings) == 1 and best >= TOUCH
-                and not (clause.act is Act.FIX
-                         and _other_work(clause, messages, open_findings[0]))):
+        if not targets and not settled and len(open_findings) == 1 and best >= TOUCH:
             targets = open_findings  # one point open, and the clause touches it
         if not targets and not clause.everything and not clause.topic.strong:
             # "(3) Now returns 400. Commit `9c4d7e0`.": the commit belongs to
@@ -196,33 +196,18 @@ def read_owner(
     return actions
 
 def refusal_reasons(messages: list[str]) -> Topic | None:
-    """What the turn's refusing points say (each bullet or paragraph with a
-    refusal, its reasons with it), or None when it refuses nothing: "같은
-    주문의 동시 취소는 앱에서 버튼을 … 막고 있습니다. 서버에서 잠금까지 걸
-    필요는 없다고 봅니다." (Not its other points: "Also added a
-    `flag_evaluations_total` counter" is other work.)"""
+    """What the turn's refusing points say (each bullet or paragraph that
+    refuses a point or puts it off, its reasons with it), or None when it does
+    neither: "같은 주문의 동시 취소는 앱에서 버튼을 … 막고 있습니다. 서버에서
+    잠금까지 걸 필요는 없다고 봅니다.", "The pixel cap is tracked as MEDIA-412
+    and I'll pick it up right after merge." (Not its other points: "Also added
+    a `flag_evaluations_total` counter" is other work.)"""
     points = list(items(messages))
-    refusing = {point for point, text in points if owner_clause(text).act is Act.DECLINE}
+    refusing = {point for point, text in points
+                if owner_clause(text).act in (Act.DECLINE, Act.PROMISE)}
     if not refusing:
         return None
     return topic(" ".join(text for point, text in points if point in refusing))
-
-
-def _other_work(clause: Clause, messages: list[str], finding: Finding) -> bool:
-    """A change naming only code the finding never named, in a turn that puts
-    the finding off or refuses it: "Added a `reason` enum (`fraud`, …)
-    forwarded to the PSP. Idempotency will come with the middleware PR next
-    sprint." The change is other work, not this finding's fix, however many
-    words it shares with it."""
-    names = {a for a in clause.topic.strong if a.startswith(("code:", "path:"))}
-    theirs = {a for a in finding.topic().strong if a.startswith(("code:", "path:"))}
-    if not names or not theirs or names & theirs:
-        return False
-    return any(
-        score(other.topic, finding.topic()) >= TOUCH
-        for other in (owner_clause(text) for _, text in items(messages))
-        if other.act in (Act.PROMISE, Act.DECLINE)
-    )
 
 
 def _named_author(text: str, findings: list[Finding]) -> list[Finding]:

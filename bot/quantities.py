@@ -6,6 +6,7 @@ kind (times, sizes, shares, counts) brought to one scale. Pure.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 # Each unit as a multiple of its kind's base (seconds, bytes), to compare bounds.
@@ -37,9 +38,10 @@ def _meets(x: str, y: str) -> bool:
     if kind(ux) != kind(uy) or (ux not in SCALE) != (uy not in SCALE):
         return False
     if ux in PER_SECONDS:
-        # ("60/minute" and "1/second": one rate. Division, not a scale, so that
-        # one rate written twice is one float.)
-        return _bounds_meet(bx, nx / PER_SECONDS[ux], by, ny / PER_SECONDS[uy])
+        # ("60/minute" and "1/second", "0.7/minute" and "42/hour": one rate.
+        # Exact fractions, so that one rate written two ways is one number.)
+        return _bounds_meet(bx, Fraction(repr(nx)) / PER_SECONDS[ux],
+                            by, Fraction(repr(ny)) / PER_SECONDS[uy])
     # (One value written twice: "30s" and "30초", "3000원" and "3000 won".)
     return _bounds_meet(bx, nx * SCALE.get(ux, 1), by, ny * SCALE.get(uy, 1))
 

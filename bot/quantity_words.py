@@ -125,12 +125,13 @@ def numerals(text: str) -> str:
 # duration is compared with it; "1:10", a ratio, is none).
 _CLOCK = re.compile(r"(?<![\d:.+])(?<!\d\d:\d\d:\d\d-)([01]\d|2[0-3]):([0-5]\d)(?![\d:])")
 # "per second", "a request": what a rate is counted against.
-PER = re.compile(r"\s*+(?:(?:[a-z]+\s+|[a-z]+(?=/))?(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|hr|h|day"
-                  r"|request|batch|page|call|message|user|s(?=\W|$))s?\b"
-                  # ("100 rps", "5 rpm": a rate in one word.)
-                  r"|(rps|qps|rpm|rph)\b)", re.I)
-# "분당 5회", "초당 최대 100건": the rate said before its count.
-PER_BEFORE = re.compile(r"(초|분|시간|일|하루)\s*당\s*(?:최대|최소|최대한|평균)?\s*$")
+PER = re.compile(r"\s*+(?:(?:[a-z]+\s+|[a-z]+(?=/))?(?:(?:per|a|an|each|/)\s*(second|sec|minute|min|hour|hr|h"
+                  r"|day|request|batch|page|call|message|user)s?|/\s*(s))(?![a-z])"
+                  # ("100 rps", "5 rpm": a rate in one word. "50 rps로": a particle may follow.)
+                  r"|(rps|qps|rpm|rph)(?![a-z]))", re.I)
+# "분당 5회", "초당 최대 100건": the rate said before its count ("5분당 1회": one
+# per five minutes).
+PER_BEFORE = re.compile(r"(?<![\d.])(?:(\d+)\s*)?(초|분|시간|일|하루)\s*당\s*(?:최대|최소|최대한|평균)?\s*$")
 
 
 def per_unit(word: str) -> str:
@@ -142,7 +143,7 @@ def per_unit(word: str) -> str:
 
 def per_of(per: re.Match[str]) -> str:
     """`per_unit` of a `PER` match (its word, or its one-word rate)."""
-    return per_unit(per.group(1) or per.group(2))
+    return per_unit(per.group(1) or per.group(2) or per.group(3))
 
 
 _PER_WORDS = {"sec": "second", "s": "second", "min": "minute", "hr": "hour", "h": "hour",
@@ -150,11 +151,13 @@ _PER_WORDS = {"sec": "second", "s": "second", "min": "minute", "hr": "hour", "h"
               "초": "second", "분": "minute", "시간": "hour", "일": "day", "하루": "day"}
 
 
-def per_before(text: str) -> str | None:
-    """The time a Korean rate counts per, said before the count ("분당 5회"):
-    `minute`, or None."""
+def per_before(text: str) -> tuple[str, int] | None:
+    """The time a Korean rate counts per, said before the count, and how many
+    of it: ("minute", 1) for "분당 5회", ("minute", 5) for "5분당 1회"; or None."""
     match = PER_BEFORE.search(text)
-    return _PER_WORDS[match.group(1)] if match else None
+    if match is None:
+        return None
+    return _PER_WORDS[match.group(2)], int(match.group(1) or 1)
 
 
 def clock(text: str) -> str:

@@ -13,6 +13,7 @@ Each one folds the argument back into the refused point (a repeat). Pure.
 
 from __future__ import annotations
 
+from bot import wording as w
 from bot.demands import asks
 from bot.finding import LOOSE, TOUCH, Finding, OwnerAction
 from bot.findings import starts_new_point
@@ -28,9 +29,13 @@ def fold_arguments(r: Reading) -> None:
 
 
 def _refused_one(r: Reading) -> Finding | None:
-    """The one finding of the author's the owner's turn refused, unless the
-    reviewer's part acknowledged or withdrew it."""
+    """The one finding of the author's the owner's turn refused (or, refusing
+    none, put off in words that touch it: "I'll pick it up right after
+    merge"), unless the reviewer's part acknowledged or withdrew it."""
     refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
+    if not refused and r.reasons is not None:
+        refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.UNTOUCHED
+                   and score(f.topic(), r.reasons) >= TOUCH]
     if len(refused) != 1 or refused[0].label in r.acked or refused[0].label in r.dropped:
         return None
     return refused[0]
@@ -40,10 +45,12 @@ def _answers_refusal(r: Reading) -> None:
     """"버튼 비활성화로는 네트워크 재시도나 더블 탭, API 직접 호출을 막을 수
     없습니다. 서버에서 중복 환불을 막아 주셔야 합니다." after "앱에서 버튼을
     누르는 즉시 비활성화해서 막고 있습니다. 서버에서 잠금까지 걸 필요는 없다고
-    봅니다": a point that answers the owner's reasons in the owner's words asks
-    for the refused point again, however it words the ask. (Not a point that
-    opens or announces one of its own, names a file or a name neither the
-    refused point nor the refusal had, or shares little with the refusal.)"""
+    봅니다": a point that answers the owner's reasons in the owner's words, and
+    says they fall short ("…로는 막을 수 없습니다", "doesn't protect"), asks for
+    the refused point again, however it words the ask. (Not a point that opens
+    or announces one of its own, says nothing against the reasons, names a
+    file or a name neither the refused point nor the refusal had, or shares
+    little with the refusal.)"""
     point_of = _refused_one(r)
     if point_of is None or r.reasons is None or not r.new:
         return
@@ -52,8 +59,11 @@ def _answers_refusal(r: Reading) -> None:
         points = [p for p, f in r.point_finding.items() if f is finding]
         if not points or any(p in r.announced or p in r.split_points for p in points):
             continue
-        if any(starts_new_point(text) for p, text, _ in r.parsed if p in points):
+        said = [text for p, text, _ in r.parsed if p in points]
+        if any(starts_new_point(text) for text in said):
             continue
+        if not any(w.FALLS_SHORT.search(text) for text in said):
+            continue  # (a point that says nothing against the reasons is a point of its own)
         if any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors):
             continue
         if score(finding.topic(), r.reasons) < _ANSWERS:

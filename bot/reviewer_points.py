@@ -7,6 +7,7 @@ reference points at, the summary a new finding keeps. Pure tests that
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from bot import wording as w
 from bot.demands import requests
@@ -48,14 +49,18 @@ def lone(point_finding: dict[int, Finding], finding: Finding) -> bool:
     return sum(1 for f in point_finding.values() if f is finding) == 1
 
 
-def other_point(t: Topic, finding: Finding) -> bool:
+def other_point(t: Topic, finding: Finding, siblings: Iterable[Finding] = ()) -> bool:
     """A new point rather than the finding again: the same file or function with
     a name the finding never had, or another file altogether. A
-    clause that names nothing the finding could clash with is judged by terms."""
+    clause that names nothing the finding could clash with is judged by terms.
+    (A name one of the author's other findings has, `siblings`, is no new
+    name: "blocking a worker with `time.sleep` … Related to that, a 429 should
+    be retried after `Retry-After`" says two points again in one paragraph.)"""
     known = {a for a in finding.anchors if a.startswith(("path:", "code:"))}
     names = {a for a in t.strong if a.startswith(("path:", "code:"))}
     if names & known:
-        return bool(names - known)
+        theirs = {a for f in siblings if f is not finding for a in f.anchors}
+        return bool(names - known - theirs)
     # No name in common, but both name files: another place. (Two functions are
     # often the same point named by its caller and by its helper: terms decide.)
     return any(a.startswith("path:") for a in names) and any(

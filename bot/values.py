@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from decimal import Decimal
 from functools import lru_cache
 
 from bot import wording as w
@@ -69,13 +70,42 @@ _VALUE = re.compile(
     # "no more than 50 messages per second": what the number counts.
     r"|(?:messages?|requests?|emails?|jobs?|events?|connections?|retries|attempts?|times|tries|rows|items|workers|replicas|pods)\b)"
     # ("5 per minute", "20/minute": a rate.)
-    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|hr|h|day|s)s?\b))",
+    r"|(?:per\s+|/\s*)(?:second|sec|minute|min|hour|hr|h|day|s)s?(?![a-z])"
+    # ("50 rps로 낮춰": a rate in one word; "200 rps 기준" is a load, `_LOAD`.)
+    r"|(?:rps|qps|rpm|rph)(?![a-z])))",
     re.I,
 )
 
 
 # A rate in code, `"5/minute"`, `100/s`: as "5 per minute" in words.
 _RATE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:/|\s+per\s+)\s*(second|sec|minute|min|hour|hr|h|day|s)s?")
+def _rate_before(clause: str, at: int, number: str, unit: str) -> tuple[str, str]:
+    """A count said after the Korean time it counts per ("분당 5회" is 5/minute),
+    else as it was. "5분당 1회" (one per five minutes) is counted per the next
+    longer time, 12/hour, so that one rate reads one way."""
+    ahead = per_before(clause[max(0, at - 14):at])
+    if ahead is None:
+        return number, unit
+    per, many = ahead
+    if many > 1 and per in _LONGER:
+        longer, times = _LONGER[per]
+        number = _plain(Decimal(number) * times / many)
+        per = longer
+    elif many > 1:
+        number = _plain(Decimal(number) / many)
+    return number, "/" + per
+
+
+# Each time, the next longer one and how many of it it holds.
+_LONGER = {"second": ("minute", 60), "minute": ("hour", 60), "hour": ("day", 24)}
+
+
+def _plain(value: Decimal) -> str:
+    """A number as values write it: "12", "0.5" (never "12.000" or "1E+1")."""
+    text = format(value.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 _LOAD = re.compile(r"\s*(?:기준|에서|부하|정도의\s*부하|(?:of\s+)?load\b|under\s+load)")
 _TIME_RATES = frozenset({"second", "minute", "hour", "day"})
 
@@ -238,8 +268,7 @@ def setting_values(text: str) -> frozenset[str]:
             unit += "/" + per_of(per) if per else ""
             if not per and unit in ("", "회", "건", "번"):
                 # ("분당 5회": the rate 5 per minute, said the Korean way.)
-                ahead = per_before(clause[max(0, match.start(1) - 12):match.start(1)])
-                unit = "/" + ahead if ahead else unit
+                number, unit = _rate_before(clause, match.start(1), number, unit)
             bound = bound_of(clause, match.start(1), match.end())
             # (One digit in prose is a value only as a bound: "최소 3 이상".)
             if len(number) >= 2 or unit or bound:
@@ -259,8 +288,7 @@ def setting_values(text: str) -> frozenset[str]:
                 unit = "/" + per_of(per)  # "to 5 a minute": a rate
             elif not per and unit in ("", "회", "건", "번"):
                 first = next(match.start(g) for g in (1, 3, 5) if match.group(g))
-                ahead = per_before(clause[max(0, first - 12):first])
-                unit = "/" + ahead if ahead else unit  # ("분당 5회로")
+                number, unit = _rate_before(clause, first, number, unit)  # ("분당 5회로")
             if not _UNDONE.match(clause, match.end()):
                 add(at_least + number + unit.lower(), at)
         for match in _LITERAL.finditer(clause):
@@ -364,7 +392,10 @@ _DEBUG_LOGGING = re.compile(r"(?:디버그|\bdebug)\s*(?:수준|레벨|level\s+)
 _UNDONE = re.compile(
     r"`?\s*(?:으로|로)?\s*(?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한|정한|잡은)\s*"
     r"(?:것|부분|건|값|변경)(?:은|을|도|는)?\s*(?:다시\s*)?(?:\S{1,12}?(?:으로|로)\s*)?"
-    r"(?:되돌|돌려|돌리|원복|롤백|취소|원래대로)")
+    r"(?:되돌|돌려|돌리|원복|롤백|취소|원래대로)"
+    # "`max_retries`를 3으로 줄이면 계약 위반이고": what would follow if set so
+    # (not "3으로 줄이면 됩니다": that asks it).
+    r"|`?\s*(?:으로|로)?\s*(?:줄이|낮추|올리|늘리|바꾸|설정하|정하|잡으)면(?!\s*(?:좋|됩|되|충분|해결|깔끔))")
 # "15분으로 줄인 변경(`ACCESS_TOKEN_TTL = 900`)은": the parenthesis says what
 # the change set, which is no value asked.
 _DESCRIBED = re.compile(r"((?:늘린|올린|줄인|낮춘|바꾼|변경한|설정한)\s*(?:것|부분|건|값|변경))\s*\([^)\n]{0,80}\)")
@@ -408,7 +439,8 @@ def _without_lines(clause: str) -> str:
 
 
 # "…, not 15", "instead of 10", "rather than 5": the value after it is refused.
-_NOT_VALUE = re.compile(r"\b(?:not|instead\s+of|rather\s+than)\s+`?$", re.I)
+# ("to 60 minutes, not 15", "from 10/s to 50/s": 15 and 10 are not asked.)
+_NOT_VALUE = re.compile(r"\b(?:not|instead\s+of|rather\s+than|from)\s+`?$", re.I)
 
 # "`ko` 로 고정", "`strict`로 설정": set to a value (a name is switched to: "`orjson`으로 바꿔").
 _FIX_TO = re.compile(r"(?:설정|고정|지정|맞춰|유지|두|둬)$")

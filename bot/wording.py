@@ -396,7 +396,9 @@ ACK_WORDS = frozenset(
 # answer to an open finding.
 UNRELATED = words(
     r"^\W*(?:unrelated(?:\s+to\s+the\s+review)?|separately|on\s+an\s+unrelated\s+note|side\s+note"
-    r"|also\s+unrelated|as\s+an?\s+(?:extra|bonus)|bonus)\b|^\W*(?:별개로|별도로|이와\s*별개로|리뷰와\s*별개로|참고로"
+    r"|also\s+unrelated|as\s+an?\s+(?:extra|bonus)|bonus"
+    # "While I was in there I added WebP output": work beside the review.
+    r"|while\s+i\s+was\s+(?:in\s+there|at\s+it|there))\b|^\W*(?:별개로|별도로|이와\s*별개로|리뷰와\s*별개로|참고로"
     # "추가 개선으로, … 돌아가도록 했습니다": work beyond what was asked.
     r"|추가\s*개선(?:으로|으로는|사항으로|:)|덧붙여)",
     re.I,
@@ -472,6 +474,25 @@ ONLY_WORKS = words(
     r"|(?:에서만|때만|경우에만)\s*(?:동작|통과|작동|성공)(?:합니다|하고|해요|됩니다)",
     re.I,
 )
+# A reviewer answering the owner's reasons: "버튼 비활성화로는 … 막을 수
+# 없습니다", "PG사 쪽 방어에만 기대는 것은 충분하지 않습니다", "MEDIA-412 sitting
+# on the board doesn't protect production", "a ticket is not enough".
+FALLS_SHORT = words(
+    r"(?:으로는|로는|만으로는|만으로|에만)\s*[^.\n]{0,50}?(?:수\s*없|부족|충분하지\s*않|안\s*됩|못\s*합|막지\s*못)"
+    r"|충분하지\s*않|부족합니다|해결되지\s*않습니다"
+    r"|\b(?:doesn't|does\s+not|won't|will\s+not|can't|cannot)\s+(?:protect|prevent|stop|cover|help|solve"
+    r"|fix|guarantee|replace|substitute)\b|\b(?:isn't|is\s+not|aren't|are\s+not)\s+(?:enough|sufficient|a\s+substitute)\b"
+    r"|\bnot\s+(?:enough|sufficient)\b",
+    re.I,
+)
+# "Confirmed it only runs once now, thanks.", "이제 관리자일 때만 동작합니다.":
+# the limit is the fix, confirmed (no `ONLY_WORKS` problem).
+AS_INTENDED = words(
+    r"\bnow\b|\banymore\b|\bas\s+(?:intended|expected|asked|requested|designed)\b|\bthanks?\b"
+    r"|\bthank\s+you\b|\bconfirmed\b|\bverified\b|\bonly\s+once\b|\bonce\s+only\b"
+    r"|이제|확인했|확인됐|확인되었|감사|의도대로|요청대로|한\s*번만",
+    re.I,
+)
 NOW_WORKS = words(
     r"이제\s*(?:[^\s]+\s*){0,3}?(?:찾습니다|됩니다|동작합니다|작동합니다|통과합니다|나옵니다|보입니다|맞습니다)"
     r"|\b(?:now|finally)\s+(?:works|passes|finds|renders|loads|returns\s+the\s+right)"
@@ -497,7 +518,11 @@ FIX = words(
     r"|(?:is|are)\s+now\s+\w+|\bplus\s+a\s+test|\ba\s+test\s+(?:that|where|asserts)"
     r"|addressed|patched|refactored|wrapped|bumped|lowered|raised|reverted|restored|rewrote|rewritten"
     r"|extracted|dropped|deleted|introduced|converted|made\s+it|now\s+(?:uses?|returns?|checks?|closes?|raises?)"
-    r"|pushed|committed|covered|capped|clamped|pinned|bounded|escaped|sanitized|throttled|guarded)\b"
+    r"|pushed|committed|covered"
+    # ("Capped `first` at 100", not "is already sanitized by the ORM" nor
+    # "should it be capped at 100?": a state, not a change made.)
+    r"|(?<!already\s)(?<!be\s)(?<!is\s)(?<!are\s)(?<!was\s)(?<!were\s)(?<!been\s)"
+    r"(?:capped|clamped|pinned|bounded|escaped|sanitized|throttled|guarded))\b"
     r"|고쳤|고쳐\s*두|수정했|수정하였|수정\s*완료|반영했|반영하였|반영\s*완료|추가했|추가하였|변경했|변경하였"
     r"|제거했|삭제했|적용했|교체했|옮겼|바꿨|바꾸었|처리했|구현했|해결했|커밋했|되돌렸|원복했|복구했|낮췄|올렸"
     r"|늘렸|줄였|감쌌|분리했|넣었|뺐|보완했|개선했|작성했|갱신했|업데이트했",
@@ -553,10 +578,24 @@ REBUTS = re.compile(
 CHANGED_NOW = re.compile(r"이제|더\s*이상|않도록|않게|(?:수정|변경|반영|적용|고친)\s*(?:후|뒤|이후|다음)|\b(?:now|anymore|any\s+more|no\s+longer)\b", re.I)
 PROMISE = words(
     r"\b(?:will|i'll|we'll|going\s+to)\s+(?:fix|address|handle|change|look|do|update|pick|get\s+to|tackle|take\s+care)|\bfollow[- ]up"
-    r"|\bnext\s+(?:pr|commit|round|iteration|sprint|release|milestone)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
-    # "Idempotency will come with the middleware PR", "in a separate PR"
-    r"|\bwill\s+(?:come|land|ship|follow)\s+(?:with|in)\b|\b(?:in|with)\s+a\s+separate\s+(?:pr|change|ticket|branch)"
-    r"|다음\s*(?:pr|PR|커밋|단계|라운드|스프린트|릴리스|배포)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
+    r"|\bnext\s+(?:pr|commit|round|iteration)|\blater\b|\btodo\b|\bafter\s+this\s+(?:pr|merge)"
+    r"|다음\s*(?:pr|PR|커밋|단계|라운드)|후속|나중에|추후|차후|별도\s*(?:이슈|PR|pr|작업)|하겠습니다|드리겠습니다|예정",
+    re.I,
+)
+# "Idempotency will come with the middleware PR next sprint", "in a separate
+# PR", "다음 스프린트에": put off, unless the clause also reports a change
+# ("Switched to `orjson`; this will ship in the next release").
+LATER = words(
+    r"\bnext\s+(?:sprint|release|milestone)|\bwill\s+(?:come|land|ship|follow)\s+(?:with|in)\b"
+    r"|\b(?:in|with)\s+a\s+separate\s+(?:pr|change|ticket|branch)|다음\s*(?:스프린트|릴리스|배포)",
+    re.I,
+)
+# "support asked for it", "as discussed in standup", "기획팀 요청으로": work someone
+# else asked for, beside the review.
+ASKED_ELSEWHERE = words(
+    r"\b(?:support|product|design|finance|ops|legal|marketing|sales|the\s+pm|the\s+team)\s+asked\s+for\s+(?:it|this|that)\b"
+    r"|\bas\s+(?:discussed|agreed|requested)\s+(?:in|at)\s+(?:standup|the\s+(?:stand-?up|meeting|sync|planning))\b"
+    r"|(?:기획|운영|CS|영업|디자인|마케팅)\s*(?:팀)?(?:의|에서)?\s*요청(?:으로|에\s*따라|하신|한)",
     re.I,
 )
 # (A severity tag may come first: "[medium] New: …".)
@@ -632,8 +671,10 @@ _NOT_A_POINT_EN = (r"(?!\s+(?:time|round|attempt|try|review|pass|failure|error|r
                    r"|token|day|week|month|user|customer|match|result|occurrence|instance)s?\b)")
 # ("a second refund", "from a second tab": another one, not point 2.)
 ORDINALS: list[tuple[re.Pattern[str], int]] = [
-    # ("Deduplicate staging first with …", "at first": an order of work, not point 1.)
-    (re.compile(rf"(?<!\bat\s)\bfirst\b(?!\s+(?:with|by|before|so|then|in|on|to|of\s+all|off)\b|\s*,\s*(?:so|then|which|because)\b){_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
+    # ("Deduplicate staging first with …", "at first": an order of work, not
+    # point 1; but "the first in my list", and "First, then: …" at the start.)
+    (re.compile(rf"(?:(?<=\bthe\s)first\b|^\W*first\b|(?<!\bat\s)(?<!\bthe\s)\bfirst\b"
+                rf"(?!\s+(?:with|by|before|so|then|in|on|to|of\s+all|off)\b|\s*,\s*(?:so|then|which|because)\b)){_NOT_A_POINT_EN}|첫\s*번째{_NOT_A_POINT}|1번|①|(?:\bpoint|\bitem|#)\s*1\b|^\s*1[.)]|(?<![\w(])\(1\)|^\s*\|\s*1\s*\|", re.I), 1),
     (re.compile(rf"(?<!\ba\s)\bsecond\b{_NOT_A_POINT_EN}|두\s*번째{_NOT_A_POINT}|2번|②|(?:\bpoint|\bitem|#)\s*2\b|^\s*2[.)]|(?<![\w(])\(2\)|^\s*\|\s*2\s*\|", re.I), 2),
     (re.compile(rf"(?<!\ba\s)\bthird\b{_NOT_A_POINT_EN}|세\s*번째{_NOT_A_POINT}|3번|③|(?:\bpoint|\bitem|#)\s*3\b|^\s*3[.)]|(?<![\w(])\(3\)|^\s*\|\s*3\s*\|", re.I), 3),
     (re.compile(rf"(?<!\ba\s)\bfourth\b{_NOT_A_POINT_EN}|네\s*번째{_NOT_A_POINT}|4번|④|(?:\bpoint|\bitem|#)\s*4\b|(?<![\w(])\(4\)|^\s*\|\s*4\s*\|", re.I), 4),
@@ -739,8 +780,10 @@ ANNOUNCE = words(
     # What the reviewer did: "Pulled `7be0d44` and re-ran the CI job."
     r"|^(?:i\s+)?(?:pulled|re-?ran|ran|checked\s+out|rebuilt|built|tested|retested|reproduced|re-?reviewed|reviewed)\b"
     # ("Reviewed the migration and the backfill is not idempotent." says what is wrong.)
-    r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing|never"
-    r"|(?:is|are|does|do)\s+not|isn't|aren't|doesn't|don't)\b)[^.;:]{0,80}\.?$"
+    r"(?![^.;:]*\b(?:fail\w*|error\w*|broken|still|crash\w*|wrong|missing|lacks?|has\s+no)\b)"
+    # ("… and the warning is not there anymore": the fix seen, no problem.)
+    r"(?![^.;:]*\b(?:never|(?:is|are|does|do)\s+not|isn't|aren't|doesn't|don't)\b"
+    r"(?![^.;:]*\b(?:anymore|any\s+more|no\s+longer)\b))[^.;:]{0,80}\.?$"
     r"|(?:받아서|받아|내려받아)\s*(?:다시\s*)?(?:돌렸|실행했|빌드했)|다시\s*돌려\s*봤"
     # "값은 다음처럼 조정해 주십시오.", "Please change them as follows:": the table below is the point.
     r"|^[^.\n]{0,24}(?:다음처럼|다음과\s*같이|아래(?:처럼|와\s*같이))[^.\n]{0,24}[.:]?$"

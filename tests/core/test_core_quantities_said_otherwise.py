@@ -203,7 +203,8 @@ def test_the_wildcard_refused_by_name_and_asked_in_words() -> None:
 
 
 def test_about_a_value_is_that_value_asked() -> None:
-    assert "100회@" in setting_values("분당 100회 정도로 올려 주십시오.")
+    # (Per minute, a rate: "분당 100회" reads as 100/minute.)
+    assert "100/minute@" in setting_values("분당 100회 정도로 올려 주십시오.")
     assert "30초@" in setting_values("30초쯤으로 줄여 주세요.")
 
 
