@@ -300,7 +300,10 @@ _NOT_NULL = re.compile(
     # ("`NOT NULL DEFAULT 'KRW'` 로 추가해야": with the default it comes with.)
     r"NOT\s+NULL(?:\s+DEFAULT\s+[^`\n]{1,30})?`?\s*(?:제약(?:조건)?|constraint)?\s*(?:을|를|이|로|으로)?\s*(?:걸|추가|넣|붙|설정|적용)(?![가-힣]*면)"
     r"|\b(?:add|enforce|put)\s+(?:a\s+)?`?NOT\s+NULL\b|\bnon-?nullable\b|\b(?:null|nullable)\s*=\s*False\b"
-    r"|\bmust\s+(?:not|never)\s+be\s+null\b|\bmake\s+(?:it\s+|`[^`\n]+`\s+)?(?:`)?NOT\s+NULL",
+    r"|\bmust\s+(?:not|never)\s+be\s+null\b|\bmake\s+(?:it\s+|`[^`\n]+`\s+)?(?:`)?NOT\s+NULL"
+    # "`users.email`은 NOT NULL을 유지하고", "keep the column NOT NULL"
+    r"|NOT\s+NULL`?\s*(?:제약(?:조건)?)?\s*(?:을|를|은|는)?\s*(?:유지|지켜|남겨)(?![가-힣]*면)"
+    r"|\b(?:keep|leave)\s+(?:it\s+|them\s+|the\s+(?:column|field)\s+|`[^`\n]+`\s+|the\s+)?`?NOT\s+NULL\b",
     re.I,
 )
 _NULLABLE = re.compile(

@@ -35,11 +35,12 @@ TUNED = ["corpus", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "s
          "heldout59", "heldout60", "heldout61", "heldout67", "heldout68", "heldout71",
          "heldout73", "heldout76", "heldout78", "heldout79", "heldout80", "heldout83",
          "heldout84", "heldout85", "heldout86", "heldout87", "heldout89", "heldout90",
-         "heldout91", "heldout92", "heldout93", "heldout94", "heldout95", "heldout96"]
+         "heldout91", "heldout92", "heldout93", "heldout94", "heldout95", "heldout96",
+         "heldout97"]
 # Rooms a set holds at least (stuck, productive): 40-room sets hold 23 and 17;
 # held-out 17, 19, 21, 23, 38, 50, 54, 60, 68, 76, 78, 80 and 84 are 30 rooms of several
-# reviewers (18 stuck, 12 look-alikes); held-out 85, 87, 89, 91, 93 and 95 have 26 stuck rooms
-# and 14 look-alikes, held-out 86, 90, 92, 94 and 96 (several reviewers) 20 and 10.
+# reviewers (18 stuck, 12 look-alikes); held-out 85, 87, 89, 91, 93, 95 and 97 have 26 stuck
+# rooms and 14 look-alikes, held-out 86, 90, 92, 94 and 96 (several reviewers) 20 and 10.
 SIZE = {"heldout17": (18, 12), "heldout19": (18, 12), "heldout21": (18, 12),
         "heldout23": (18, 12), "heldout38": (18, 12), "heldout50": (18, 12),
         "heldout54": (18, 12), "heldout60": (18, 12), "heldout68": (18, 12),
@@ -47,7 +48,8 @@ SIZE = {"heldout17": (18, 12), "heldout19": (18, 12), "heldout21": (18, 12),
         "heldout84": (18, 12), "heldout85": (26, 14), "heldout86": (20, 10),
         "heldout87": (26, 14), "heldout89": (26, 14), "heldout90": (20, 10),
         "heldout91": (26, 14), "heldout92": (20, 10), "heldout93": (26, 14),
-        "heldout94": (20, 10), "heldout95": (26, 14), "heldout96": (20, 10)}
+        "heldout94": (20, 10), "heldout95": (26, 14), "heldout96": (20, 10),
+        "heldout97": (26, 14)}
 
 
 async def first_deadlock(lines: list[str], db: Path) -> dict[str, object] | None:
