@@ -65,7 +65,9 @@ def test_every_tab_is_not_every_point_and_extra_work_answers_nothing() -> None:
     assert deadlock.evidence["finding"] == "F1"
 
 
-def test_an_answer_to_the_refusals_reasons_asks_for_the_point_again() -> None:
+def refused_lock_room(reply: str) -> Sim:
+    """A room where the owner refused a server-side lock for a double refund
+    (the button is disabled in the app), then the reviewer's `reply`."""
     sim = Sim(stall_threshold=2)
     sim.say(Role.USER, "주문 취소 API를 만들어 주세요.")
     sim.say(Role.OWNER, "STEP_DONE\n`POST /orders/{id}/cancel`을 추가했습니다.")
@@ -73,24 +75,21 @@ def test_an_answer_to_the_refusals_reasons_asks_for_the_point_again() -> None:
             " 있습니다. `select_for_update()`로 주문 행을 잠그거나 멱등 키를 써야 합니다.")
     sim.say(Role.OWNER, "같은 주문의 동시 취소는 앱에서 버튼을 누르는 즉시 비활성화해서 막고"
             " 있습니다. 서버에서 잠금까지 걸 필요는 없다고 봅니다.")
-    sim.say(Role.REVIEWER, "버튼 비활성화로는 네트워크 재시도나 더블 탭, API 직접 호출을 막을 수"
-            " 없습니다. 서버에서 중복 환불을 막아 주셔야 합니다.")
+    sim.say(Role.REVIEWER, reply)
     sim.say(Role.OWNER, "Noted.")
+    return sim
+
+
+def test_an_answer_to_the_refusals_reasons_asks_for_the_point_again() -> None:
+    sim = refused_lock_room("버튼 비활성화로는 네트워크 재시도나 더블 탭, API 직접 호출을 막을 수"
+                            " 없습니다. 서버에서 중복 환불을 막아 주셔야 합니다.")
     assert len(sim.state.findings) == 1
     assert sim.state.findings[0].history[-1] == "R2: declined, repeated"
 
 
 def test_a_new_point_after_a_refusal_is_still_new() -> None:
-    sim = Sim(stall_threshold=2)
-    sim.say(Role.USER, "주문 취소 API를 만들어 주세요.")
-    sim.say(Role.OWNER, "STEP_DONE\n`POST /orders/{id}/cancel`을 추가했습니다.")
-    sim.say(Role.REVIEWER, "같은 주문에 취소 요청이 동시에 두 번 들어오면 환불이 두 번 호출될 수"
-            " 있습니다. `select_for_update()`로 주문 행을 잠그거나 멱등 키를 써야 합니다.")
-    sim.say(Role.OWNER, "같은 주문의 동시 취소는 앱에서 버튼을 누르는 즉시 비활성화해서 막고"
-            " 있습니다. 서버에서 잠금까지 걸 필요는 없다고 봅니다.")
-    sim.say(Role.REVIEWER, "또한 취소 버튼의 비활성 상태가 스크린 리더에 읽히지 않습니다."
-            " `aria-disabled`를 넣어 주세요.")
-    sim.say(Role.OWNER, "Noted.")
+    sim = refused_lock_room("또한 취소 버튼의 비활성 상태가 스크린 리더에 읽히지 않습니다."
+                            " `aria-disabled`를 넣어 주세요.")
     assert len(sim.state.findings) == 2
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 from test_core_detection import Sim
+from test_core_readings_93 import refused_lock_room
 
 from bot.finding import FindingStatus
 from bot.findings import Act, owner_clause, reviewer_clause
@@ -72,16 +73,8 @@ def test_a_confirmed_limit_settles_the_point() -> None:
 
 
 def test_a_new_point_sharing_the_refusals_words_is_new() -> None:
-    sim = Sim(stall_threshold=2)
-    sim.say(Role.USER, "주문 취소 API를 만들어 주세요.")
-    sim.say(Role.OWNER, "STEP_DONE\n`POST /orders/{id}/cancel`을 추가했습니다.")
-    sim.say(Role.REVIEWER, "같은 주문에 취소 요청이 동시에 두 번 들어오면 환불이 두 번 호출될 수"
-            " 있습니다. `select_for_update()`로 주문 행을 잠그거나 멱등 키를 써야 합니다.")
-    sim.say(Role.OWNER, "같은 주문의 동시 취소는 앱에서 버튼을 누르는 즉시 비활성화해서 막고"
-            " 있습니다. 서버에서 잠금까지 걸 필요는 없다고 봅니다.")
-    sim.say(Role.REVIEWER, "앱에서 버튼을 비활성화한 뒤 취소가 실패하면 버튼이 다시 활성화되지"
-            " 않습니다. 실패 시 버튼을 다시 켜 주세요.")
-    sim.say(Role.OWNER, "Noted.")
+    sim = refused_lock_room("앱에서 버튼을 비활성화한 뒤 취소가 실패하면 버튼이 다시 활성화되지"
+                            " 않습니다. 실패 시 버튼을 다시 켜 주세요.")
     assert len(sim.state.findings) == 2
 
 
