@@ -45,7 +45,7 @@ def judge_round(
     not: another reviewer has points open).
     `aliases`: pairs of setting names the owner said are one; the findings
     this turn raised learn them before reversals are looked for.
-    `reasons`: what the owner's turn said, when it refused a finding.
+    `reasons`: what the owner's turn said, when it refused or put off a finding.
     """
     out = RoundOutcome()
     owner = owner or {}

@@ -61,7 +61,7 @@ def judge_author(
     are appended to `findings`, what happened to each is recorded in `out`.
     `owner` is what the owner's turn before it did to each finding;
     `approving`: the author's status approves; `reasons`: what the owner's
-    turn said, when it refused a finding."""
+    turn said, when it refused or put off a finding."""
     r = Reading.start(findings, author, messages, owner, decisions, reasons)
     asks_anew = any(c.act is Act.FINDING for _, _, c in r.parsed)
     named: dict[int, tuple[int, ...]] = {}  # the numbers a point's first clause names

@@ -55,7 +55,7 @@ class PendingOwner(BaseModel):
     # Owner clauses the rules could not place (see bot.finding.Question): the
     # progress judge may answer them when the round closes.
     questions: list[dict[str, str]] = Field(default_factory=list)
-    # What the turn said, when it refused a finding (its anchors and terms, as
+    # What the turn said, when it refused or put off a finding (its anchors and terms, as
     # `bot.topics.topic` reads them): a reviewer answering those reasons in
     # their words argues for the refused point (`bot.refusal_arguments`).
     reasons: list[str] = Field(default_factory=list)

@@ -54,7 +54,7 @@ class Reading:
     # settings can be changed by anyone"): if the point then repeats a finding,
     # that statement was the argument for it, not a finding of its own.
     tentative: dict[int, Finding] = field(default_factory=dict)
-    # What the owner's turn before said, when it refused a finding.
+    # What the owner's turn before said, when it refused or put off a finding.
     reasons: Topic | None = None
     # What the statement itself named (the tentative finding holds its whole
     # point's names, which may belong to the point's other sentences).
