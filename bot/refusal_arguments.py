@@ -28,11 +28,22 @@ def fold_arguments(r: Reading) -> None:
     _answers_refusal(r)
 
 
+def _declined(r: Reading) -> list[Finding]:
+    """The author's open findings the owner's turn refused."""
+    return [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
+
+
+def _names_new(finding: Finding, known: set[str] | frozenset[str]) -> bool:
+    """The finding names a file or a name (in code) that `known` lacks: a
+    point of its own, whatever else it shares."""
+    return any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors)
+
+
 def _refused_one(r: Reading) -> Finding | None:
     """The one finding of the author's the owner's turn refused (or, refusing
     none, put off in words that touch it: "I'll pick it up right after
     merge"), unless the reviewer's part acknowledged or withdrew it."""
-    refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
+    refused = _declined(r)
     if not refused and r.reasons is not None:
         refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.UNTOUCHED
                    and score(f.topic(), r.reasons) >= TOUCH]
@@ -64,7 +75,7 @@ def _answers_refusal(r: Reading) -> None:
             continue
         if not any(w.FALLS_SHORT.search(text) for text in said):
             continue  # (a point that says nothing against the reasons is a point of its own)
-        if any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors):
+        if _names_new(finding, known):
             continue
         if score(finding.topic(), r.reasons) < _ANSWERS:
             continue
@@ -88,7 +99,7 @@ def _argued(r: Reading) -> None:
     statement opens a point of its own ("Another issue: …"), names a file or a
     name the refused point never had or shares nothing with it, or the part
     acknowledged or withdrew the refused point.)"""
-    refused = [f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE]
+    refused = _declined(r)
     if len(refused) != 1 or not r.new or r.repeated - {refused[0].label}:
         return
     point_of = refused[0]
@@ -97,8 +108,7 @@ def _argued(r: Reading) -> None:
     points = {p for p, f in r.point_finding.items() if f in r.new}
     if any(asks(text) or starts_new_point(text) for p, text, _ in r.parsed if p in points):
         return
-    known = set(point_of.anchors)
-    if any(a.startswith(("path:", "code:")) and a not in known for f in r.new for a in f.anchors):
+    if any(_names_new(f, set(point_of.anchors)) for f in r.new):
         return
     if any(score(f.topic(), point_of.topic()) < TOUCH for f in r.new):
         return
@@ -116,14 +126,14 @@ def _argued_around(r: Reading) -> None:
     정확해야 합니다" raises nothing of its own. (Not a sentence that names a
     file or a name none of those points had, nor one that opens or announces
     a point.)"""
-    refused = {f.label: f for f in r.open_before if r.owner.get(f.label) is OwnerAction.DECLINE}
+    refused = {f.label: f for f in _declined(r)}
     for point, labels in r.restated.items():
         said = [refused[label] for label in labels if label in refused]
         if not said or point in r.announced or point in r.split_points:
             continue
         known = {a for f in said for a in f.anchors}
         for finding in [f for p, f in r.point_finding.items() if p == point and f in r.new]:
-            if any(a.startswith(("path:", "code:")) and a not in known for a in finding.anchors):
+            if _names_new(finding, known):
                 continue
             if any(starts_new_point(text) for p, text, _ in r.parsed if p == point):
                 continue
